@@ -1,0 +1,47 @@
+# Pulse — every target sets itself up from a fresh clone (a .venv with pinned versions).
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+DEMO_DB := var/demo.db
+# QtWebEngine's sandbox refuses to run as root (CI runs as root)
+ifeq ($(shell id -u),0)
+export QTWEBENGINE_DISABLE_SANDBOX := 1
+endif
+
+.PHONY: setup run demo-cli test lint bench screenshots package clean
+
+setup: $(STAMP)
+
+$(STAMP): requirements.lock pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements.lock
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
+	touch $(STAMP)
+
+$(DEMO_DB): $(STAMP) resources/demo/demo_memory.json
+	mkdir -p var
+	rm -f $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm
+	$(VENV)/bin/pulse --db $(DEMO_DB) demo
+
+# The desktop app on the demo memory (needs a display; set QT_QPA_PLATFORM=xcb or similar).
+run: $(DEMO_DB)
+	$(PY) -m pulse_desktop --db $(DEMO_DB)
+
+# The engine on the demo memory from the terminal.
+demo-cli: $(DEMO_DB)
+	$(VENV)/bin/pulse --db $(DEMO_DB) stats
+	$(VENV)/bin/pulse --db $(DEMO_DB) retrieve "feeling abandoned" --now 2026-11-01T12:00:00Z
+	$(VENV)/bin/pulse --db $(DEMO_DB) verify
+
+test: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
+
+lint: $(STAMP)
+	$(PY) -m ruff check core pulse_desktop tests bench
+
+bench: $(STAMP)
+	$(PY) bench/run_all.py
+
+clean:
+	rm -rf $(VENV) var build dist *.egg-info

@@ -1,0 +1,249 @@
+"""Engine commands: init, demo, import (corpus), retrieve, explain, set, pin, embed, verify,
+digest, stats."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from core.cli.output import Progress, emit
+from core.errors import PulseError, ValidationError
+from core.memory import Memory, default_db_path, demo_corpus_path
+from core.scoring.state import parse_state_text
+
+
+def open_memory(args: argparse.Namespace, *, create: bool = False, path: str | None = None
+                ) -> Memory:
+    return Memory.open(path or args.db or default_db_path(), create=create)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("init", help="create an empty memory (idempotent)")
+    p.set_defaults(handler=cmd_init)
+
+    p = sub.add_parser("demo", help="build the demo memory (a fictional person), offline")
+    p.add_argument("--out", help="where to write it (default: --db)")
+    p.set_defaults(handler=cmd_demo)
+
+    p = sub.add_parser("import", help="ingest files (pulse-corpus/1 here; more formats with ingest)")
+    p.add_argument("files", nargs="+")
+    p.add_argument("--format", default="auto")
+    p.add_argument("--extractor", default="offline")
+    p.set_defaults(handler=cmd_import)
+
+    p = sub.add_parser("retrieve", help="ranked events with a per-term breakdown")
+    p.add_argument("query", nargs="?")
+    add_query_options(p)
+    p.add_argument("--batch", metavar="FILE", help="JSON Lines of queries ('-' for stdin)")
+    p.set_defaults(handler=cmd_retrieve)
+
+    p = sub.add_parser("explain", help="the breakdown for one event, ranked or not")
+    p.add_argument("event")
+    p.add_argument("--query", required=True)
+    add_query_options(p)
+    p.set_defaults(handler=cmd_explain)
+
+    p = sub.add_parser("set", help="edit belief fields of an event (journaled)")
+    p.add_argument("event")
+    p.add_argument("--class", dest="belief_class")
+    p.add_argument("--floor", type=float, dest="confidence_floor")
+    p.add_argument("--archivable", type=int, choices=(0, 1))
+    p.add_argument("--user-flag", type=int, choices=(0, 1), dest="user_flag")
+    p.add_argument("--domain")
+    p.set_defaults(handler=cmd_set)
+
+    p = sub.add_parser("pin", help="pin an event as a core wound")
+    p.add_argument("event")
+    p.set_defaults(handler=cmd_pin)
+
+    p = sub.add_parser("embed", help="(re)embed events, with a progress bar")
+    p.add_argument("--model")
+    p.add_argument("--all", action="store_true", help="re-embed every event")
+    p.set_defaults(handler=cmd_embed)
+
+    for name, handler, text in (("verify", cmd_verify, "walk the journal's hash chain"),
+                                ("digest", cmd_digest, "content digest of the memory"),
+                                ("stats", cmd_stats, "counts of every kind of row")):
+        sub.add_parser(name, help=text).set_defaults(handler=handler)
+
+
+def add_query_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--top-k", type=int, default=10, dest="top_k")
+    p.add_argument("--scorer", default="v3", choices=("cosine", "bm25", "v2", "v3", "hybrid"))
+    p.add_argument("--state", help="UserState JSON file ('-' for stdin)")
+    p.add_argument("--now", help="ISO-8601 time to score at (default: now)")
+    p.add_argument("--chain", action="store_true")
+    p.add_argument("--domains", help="comma-separated allowed domains")
+    p.add_argument("--settings", help="JSON file of scorer constants")
+
+
+def query_options(args: argparse.Namespace) -> dict[str, Any]:
+    options: dict[str, Any] = {"top_k": args.top_k, "scorer": args.scorer, "now": args.now,
+                               "chain": args.chain, "domains": args.domains}
+    if args.state:
+        options["state"] = parse_state_text(_read_input(args.state, "state"), args.state)
+    if args.settings:
+        from core.scoring.settings import ScorerSettings
+
+        options["settings"] = ScorerSettings.from_file(args.settings)
+    return options
+
+
+def _read_input(name: str, what: str) -> str:
+    if name == "-":
+        return sys.stdin.read()
+    try:
+        return Path(name).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValidationError(f"{name}: cannot read the {what} file ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise ValidationError(f"{name}: the {what} file is not UTF-8 text") from None
+
+
+# -- handlers ---------------------------------------------------------------------------------
+
+def cmd_init(args: argparse.Namespace) -> int:
+    with open_memory(args, create=True) as memory:
+        emit(args, {"db": str(memory.path), "schema_version": memory.stats()["schema_version"]},
+             f"memory ready at {memory.path}")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    with open_memory(args, create=True, path=args.out) as memory:
+        summary = memory.import_corpus(demo_corpus_path())
+        summary["db"] = str(memory.path)
+        emit(args, summary, f"demo memory at {memory.path}: {summary['events']} events, "
+                            f"{summary['entities']} entities, {summary['facts']} facts added")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    if args.format not in ("auto", "corpus"):
+        raise PulseError(f"format {args.format!r} is not available yet (pulse-corpus/1 only)")
+    results = []
+    with open_memory(args, create=True) as memory:
+        for name in args.files:
+            results.append({"file": name, **memory.import_corpus(name)})
+    emit(args, results[0] if len(results) == 1 else {"files": results})
+    return 0
+
+
+def cmd_retrieve(args: argparse.Namespace) -> int:
+    if args.batch:
+        return _retrieve_batch(args)
+    if not args.query:
+        raise PulseError("give a QUERY or --batch FILE")
+    with open_memory(args) as memory:
+        out = memory.retrieve(args.query, **query_options(args))
+    emit(args, out, _human_results(out))
+    return 0
+
+
+def _retrieve_batch(args: argparse.Namespace) -> int:
+    from core.scoring.state import parse_state
+
+    allowed = {"query", "top_k", "scorer", "state", "now", "chain", "domains"}
+    failed = 0
+    with open_memory(args) as memory:
+        for number, line in enumerate(_read_input(args.batch, "batch").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                try:
+                    item = json.loads(line)
+                except ValueError as exc:
+                    raise ValidationError(f"not valid JSON ({exc})") from None
+                if not isinstance(item, dict) or "query" not in item:
+                    raise ValidationError("each line must be an object with a 'query'")
+                unknown = sorted(set(item) - allowed)
+                if unknown:
+                    raise ValidationError(f"unknown key {unknown[0]!r}")
+                options = {k: v for k, v in item.items() if k != "query"}
+                if "state" in options:
+                    options["state"] = parse_state(options["state"])
+                out = memory.retrieve(item["query"], **options)
+            except PulseError as exc:
+                failed += 1
+                out = {"line": number, "error": str(exc)}
+                print(f"pulse: batch line {number}: {exc}", file=sys.stderr)
+            print(json.dumps(out, ensure_ascii=False), flush=True)
+    return 1 if failed else 0
+
+
+def _human_results(out: dict[str, Any]) -> str:
+    lines = [f"{out['scorer']} · {out['query']!r} · now {out['now']}"]
+    for rank, r in enumerate(out["results"], start=1):
+        key = f" [{r['key']}]" if r["key"] else ""
+        lines.append(f"{rank:>3}. {r['score']:.4f}  #{r['id']}{key} {r['ts'][:10]}  {r['title']}")
+    if not out["results"]:
+        lines.append("  (no results)")
+    return "\n".join(lines)
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    with open_memory(args) as memory:
+        out = memory.explain(args.event, args.query, **query_options(args))
+    emit(args, out)
+    return 0
+
+
+def cmd_set(args: argparse.Namespace) -> int:
+    fields = {k: getattr(args, k) for k in ("belief_class", "confidence_floor", "archivable",
+                                            "user_flag", "domain") if getattr(args, k) is not None}
+    if not fields:
+        raise PulseError("nothing to set (give --class, --floor, --archivable, --user-flag or --domain)")
+    with open_memory(args) as memory:
+        seq = memory.set_belief(args.event, **fields)
+        event = memory.event(args.event)
+    emit(args, {"event": event["id"], "journal_seq": seq, **{k: event[k] for k in (
+        "belief_class", "confidence_floor", "archivable", "user_flag", "domain")}},
+        f"event {event['id']}: " + ("unchanged" if seq is None else f"journal row {seq}"))
+    return 0
+
+
+def cmd_pin(args: argparse.Namespace) -> int:
+    with open_memory(args) as memory:
+        seq = memory.pin(args.event)
+        event = memory.event(args.event)
+    emit(args, {"event": event["id"], "journal_seq": seq, **{k: event[k] for k in (
+        "belief_class", "confidence_floor", "archivable", "user_flag", "provenance")}},
+        f"event {event['id']} pinned as a core wound"
+        + ("" if seq is None else f" (journal row {seq})"))
+    return 0
+
+
+def cmd_embed(args: argparse.Namespace) -> int:
+    with open_memory(args) as memory:
+        out = memory.embed(args.model, all_events=args.all, progress=Progress("embedding"))
+    emit(args, out, f"{out['embedded']} of {out['events']} events embedded with {out['model']}")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    with open_memory(args) as memory:
+        breaks = memory.verify()
+        rows = memory.stats()["journal_head"]
+    if breaks:
+        emit(args, {"ok": False, "rows": rows,
+                    "breaks": [{"seq": b.seq, "reason": b.reason} for b in breaks]},
+             "\n".join(f"BROKEN {b}" for b in breaks))
+        return 2
+    emit(args, {"ok": True, "rows": rows}, f"journal verified: {rows} rows, chain intact")
+    return 0
+
+
+def cmd_digest(args: argparse.Namespace) -> int:
+    with open_memory(args) as memory:
+        value = memory.digest()
+    emit(args, {"digest": value}, value)
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    with open_memory(args) as memory:
+        emit(args, memory.stats())
+    return 0

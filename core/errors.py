@@ -1,0 +1,17 @@
+"""User-facing errors: one clear line, never a traceback (the CLI prints str(err) and exits 1)."""
+
+
+class PulseError(Exception):
+    """A problem the user can act on. The message names the item and what is wrong."""
+
+
+class InvariantError(PulseError):
+    """A change that would break a belief invariant (ENGINE §2); nothing is written."""
+
+
+class StoreError(PulseError):
+    """The database file cannot be opened or migrated as asked; nothing on disk changed."""
+
+
+class ValidationError(PulseError):
+    """Input (a corpus, a state file, a settings file) is malformed; nothing was imported."""

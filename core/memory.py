@@ -1,0 +1,234 @@
+"""The public face of the engine: open a memory, import, retrieve, explain, edit.
+
+The CLI, the desktop app and the MCP server are thin fronts over this class.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable, Iterable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core.errors import PulseError
+from core.store import db, journal
+from core.store import records
+from core.store.commands import transaction
+from core.store.digest import digest as content_digest
+
+ProgressFn = Callable[[int, int], None]
+
+
+def default_db_path() -> Path:
+    """`PULSE_DB`, else pulse.db in the platform's user data folder."""
+    env = os.environ.get("PULSE_DB")
+    if env:
+        return Path(env)
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("pulse", appauthor=False)) / "pulse.db"
+
+
+def demo_corpus_path() -> Path:
+    return Path(__file__).resolve().parent.parent / "resources" / "demo" / "demo_memory.json"
+
+
+class Memory:
+    """One memory file. Not thread-safe: give each thread its own Memory."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path, read_only: bool = False) -> None:
+        self.conn = conn
+        self.path = path
+        self.read_only = read_only
+        self._scorer = None
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | Path | None = None, *, create: bool = False,
+             read_only: bool = False) -> "Memory":
+        path = Path(path) if path is not None else default_db_path()
+        conn = db.connect(path, create=create, read_only=read_only)
+        memory = cls(conn, path, read_only)
+        if not read_only and memory.meta("embedding_model") is None:
+            from core.embedding.registry import DEFAULT_MODEL
+
+            with transaction(conn):
+                memory.set_meta("embedding_model", DEFAULT_MODEL)
+        return memory
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> "Memory":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM pulse_meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO pulse_meta (key, value) VALUES (?, ?)",
+                          (key, value))
+
+    # -- models -----------------------------------------------------------------------------
+
+    @property
+    def embedding_model(self) -> str:
+        from core.embedding.registry import DEFAULT_MODEL
+
+        return self.meta("embedding_model") or DEFAULT_MODEL
+
+    def embedder(self):
+        from core.embedding.registry import get_embedder
+
+        return get_embedder(self.embedding_model)
+
+    def embed_texts(self, texts: list[str], progress: ProgressFn | None = None
+                    ) -> list[records.Vector]:
+        embedder = self.embedder()
+        matrix = embedder.embed_passages(texts, progress=progress) if texts else np.zeros((0, 0))
+        return [records.Vector(embedder.name, np.asarray(row, dtype=np.float32)) for row in matrix]
+
+    def tag_texts(self, texts: list[str]) -> list[records.Emotions]:
+        from core.emotion import default_tagger
+
+        tagger = default_tagger()
+        values = tagger.tag_many(texts) if texts else []
+        from core.emotion.plutchik import to_mapping
+
+        return [records.Emotions(values={k: v for k, v in to_mapping(row).items() if v > 0},
+                                 tagger=tagger.name, tagger_version=tagger.version,
+                                 derivation="inferred") for row in values]
+
+    # -- import ------------------------------------------------------------------------------
+
+    def import_corpus(self, source: str | Path | dict[str, Any]) -> dict[str, Any]:
+        from core.ingest import corpus
+
+        label = "corpus" if isinstance(source, dict) else str(source)
+        data = source if isinstance(source, dict) else corpus.load_corpus_file(source)
+        plan = corpus.validate(data, label)
+        self._writable()
+        return corpus.import_plan(self.conn, plan, captured_at=_now_iso(),
+                                  embed=self.embed_texts, tag=self.tag_texts)
+
+    # -- retrieval ---------------------------------------------------------------------------
+
+    @property
+    def scorer(self):
+        from core.scoring.scorer import Scorer
+
+        if self._scorer is None or self._scorer.model != self.embedding_model:
+            self._scorer = Scorer(self.conn, self.embedding_model, self.embedder)
+        return self._scorer
+
+    def retrieve(self, query: str, **options: Any) -> dict[str, Any]:
+        """Ranked events with their breakdown (the `pulse retrieve --json` shape).
+
+        options: top_k, scorer, state (UserState or dict), now (datetime or ISO), chain,
+        domains, settings (ScorerSettings or dict of overrides)."""
+        return self.scorer.retrieve(self.request(query, **options))
+
+    def explain(self, event: str | int, query: str, **options: Any) -> dict[str, Any]:
+        event_id = records.resolve_event(self.conn, event)
+        return self.scorer.explain(event_id, self.request(query, **options))
+
+    @staticmethod
+    def request(query: str, *, top_k: int = 10, scorer: str = "v3", state: Any = None,
+                now: datetime | str | None = None, chain: bool = False,
+                domains: Iterable[str] | str | None = None, settings: Any = None):
+        from core.scoring.scorer import Request, parse_iso
+        from core.scoring.settings import DEFAULT_SETTINGS, ScorerSettings
+        from core.scoring.state import UserState, parse_state
+
+        if isinstance(now, str):
+            now = parse_iso(now, "now")
+        if isinstance(domains, str):
+            domains = [d.strip() for d in domains.split(",") if d.strip()]
+        if not isinstance(state, UserState):
+            state = parse_state(state)
+        if not isinstance(settings, ScorerSettings):
+            settings = DEFAULT_SETTINGS.with_overrides(settings)
+        return Request(query=query, top_k=top_k, scorer=scorer, state=state, now=now,
+                       chain=bool(chain), domains=tuple(domains) if domains else None,
+                       settings=settings)
+
+    # -- edits -------------------------------------------------------------------------------
+
+    def set_belief(self, event: str | int, *, actor: str = "manual", **fields: Any) -> int | None:
+        self._writable()
+        return records.set_belief(self.conn, records.resolve_event(self.conn, event),
+                                  actor=actor, **fields)
+
+    def pin(self, event: str | int, *, actor: str = "manual") -> int | None:
+        self._writable()
+        return records.pin_core_wound(self.conn, records.resolve_event(self.conn, event),
+                                      actor=actor)
+
+    def event(self, event: str | int) -> dict[str, Any]:
+        event_id = records.resolve_event(self.conn, event)
+        row = self.conn.execute("SELECT * FROM events WHERE id = ?", (event_id,)).fetchone()
+        return dict(row)
+
+    def embed(self, model: str | None = None, *, all_events: bool = False,
+              progress: ProgressFn | None = None) -> dict[str, Any]:
+        """(Re)embed events with `model` (default: the active one) and make it active.
+        Without all_events only events missing a current vector are embedded."""
+        from core.embedding.registry import get_embedder
+
+        self._writable()
+        embedder = get_embedder(model) if model else self.embedder()
+        rows = self.conn.execute(
+            "SELECT e.id, e.title, e.description, v.text_hash FROM events e"
+            " LEFT JOIN event_embeddings v ON v.event_id = e.id AND v.model = ?"
+            " ORDER BY e.id", (embedder.name,)).fetchall()
+        todo = [r for r in rows if all_events or r["text_hash"] is None
+                or r["text_hash"] != records.text_hash(r["title"], r["description"])]
+        texts = [f"{r['title']}\n{r['description']}".strip() for r in todo]
+        matrix = embedder.embed_passages(texts, progress=progress) if texts else []
+        with transaction(self.conn):
+            for row, vector in zip(todo, matrix):
+                records.set_embedding(self.conn, int(row["id"]),
+                                      records.Vector(embedder.name, np.asarray(vector)),
+                                      actor="system")
+            self.set_meta("embedding_model", embedder.name)
+        return {"model": embedder.name, "embedded": len(todo), "events": len(rows)}
+
+    # -- integrity ---------------------------------------------------------------------------
+
+    def verify(self) -> list[journal.Break]:
+        return journal.verify(self.conn)
+
+    def digest(self) -> str:
+        return content_digest(self.conn)
+
+    def stats(self) -> dict[str, Any]:
+        tables = ["observations", "entities", "relations", "events", "facts", "event_entities",
+                  "evidence", "event_emotions", "event_chains", "event_embeddings",
+                  "corrections", "journal"]
+        counts = {t: int(self.conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0])
+                  for t in tables}
+        by = lambda col: {r[0]: r[1] for r in self.conn.execute(  # noqa: E731
+            f"SELECT {col}, COUNT(*) FROM events GROUP BY {col} ORDER BY {col}")}
+        models = {r[0]: r[1] for r in self.conn.execute(
+            "SELECT model, COUNT(*) FROM event_embeddings GROUP BY model ORDER BY model")}
+        return {"path": str(self.path), "schema_version": db.schema_version(self.conn),
+                "counts": counts, "events_by_class": by("belief_class"),
+                "events_by_domain": by("domain"), "embedding_models": models,
+                "active_model": self.embedding_model, "journal_head": journal.head(self.conn)[0]}
+
+    def _writable(self) -> None:
+        if self.read_only:
+            raise PulseError(f"{self.path}: opened read-only")
+
+
+def _now_iso() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,0 +1,415 @@
+"""Retrieval: cosine, bm25, v2, v3 and hybrid, each result with a per-term breakdown whose
+factors multiply to its score (ENGINE §3, CLI.md `pulse retrieve --json`)."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+
+from core.beliefs import BELIEF_CLASSES, DOMAINS
+from core.embedding.base import Embedder
+from core.emotion.plutchik import cos10
+from core.errors import PulseError
+from core.scoring import gates
+from core.scoring.chain import ChainCache, chain_order
+from core.scoring.index import DOMAIN_CODES, EventIndex, IndexCache
+from core.scoring.lexical import bm25_search
+from core.scoring.settings import DEFAULT_SETTINGS, ScorerSettings
+from core.scoring.state import UserState
+
+SCORERS = ("cosine", "bm25", "v2", "v3", "hybrid")
+
+
+def format_iso(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_iso(text: str, what: str = "time") -> datetime:
+    """ISO-8601 date or datetime → aware UTC datetime (naive means UTC)."""
+    try:
+        value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except (ValueError, AttributeError):
+        raise PulseError(f"{what}: {text!r} is not an ISO-8601 date or time") from None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc)
+
+
+@dataclass(frozen=True)
+class Request:
+    query: str
+    top_k: int = 10
+    scorer: str = "v3"
+    state: UserState = field(default_factory=UserState)
+    now: datetime | None = None
+    chain: bool = False
+    domains: tuple[str, ...] | None = None
+    settings: ScorerSettings = DEFAULT_SETTINGS
+
+    def validated(self) -> "Request":
+        if self.scorer not in SCORERS:
+            raise PulseError(f"unknown scorer {self.scorer!r} (one of {', '.join(SCORERS)})")
+        if not isinstance(self.top_k, int) or isinstance(self.top_k, bool) or not 1 <= self.top_k <= 1000:
+            raise PulseError(f"top_k must be a whole number in 1..1000, got {self.top_k!r}")
+        if not isinstance(self.query, str) or not self.query.strip():
+            raise PulseError("the query is empty")
+        for domain in self.domains or ():
+            if domain not in DOMAINS:
+                raise PulseError(f"unknown domain {domain!r} (one of {', '.join(DOMAINS)})")
+        return self
+
+
+@dataclass
+class _Context:
+    """Everything computed once per query and shared by all candidates."""
+    request: Request
+    effective_query: str
+    hint: str | None
+    index: EventIndex
+    cos: np.ndarray            # float64 cosine per index row
+    allowed: np.ndarray        # bool per index row
+    median: float
+    c_max: float
+    normalised: bool
+    now_days: float
+    emotion: np.ndarray | None
+    body: str | None
+    date_ref: float | None
+    recent_entities: set[int]
+
+    def relevance(self, rows: np.ndarray) -> np.ndarray:
+        c = self.cos[rows]
+        if not self.normalised:
+            return np.maximum(c, 0.0)
+        return np.clip((c - self.median) / (self.c_max - self.median), 0.0, 1.0)
+
+
+class Scorer:
+    """Scores one memory. Caches the vector index and chain links until the memory changes."""
+
+    def __init__(self, conn: sqlite3.Connection, model: str,
+                 embedder: Callable[[], Embedder]) -> None:
+        self.conn = conn
+        self.model = model
+        self._embedder = embedder
+        self._indexes = IndexCache()
+        self._chains = ChainCache()
+
+    # -- public --------------------------------------------------------------------------
+
+    def retrieve(self, request: Request) -> dict[str, Any]:
+        request = request.validated()
+        now = request.now or datetime.now(timezone.utc)
+        if request.scorer == "bm25":
+            return self._bm25(request, now)
+        ctx = self._context(request, now)
+        if request.scorer == "cosine":
+            return self._cosine(ctx, now)
+        ranked, terms = self._rank(ctx)
+        if request.chain:
+            wanted = max(3 * request.top_k, request.settings.chain_widen_min)
+            seeds = [int(i) for i in ranked[:wanted]]
+            ts_of = {i: t for i, t in self.conn.execute(
+                f"SELECT id, ts FROM events WHERE id IN ({','.join('?' * len(seeds))})", seeds)}
+            ordered = chain_order(self._chains.get(self.conn), seeds, ts_of,
+                                  request.settings.chain_depth, request.top_k)
+        else:
+            ordered = [int(i) for i in ranked[:request.top_k]]
+        return self._output(ctx, now, ordered, terms)
+
+    def explain(self, event_id: int, request: Request) -> dict[str, Any]:
+        """The breakdown for one event under this request, whether or not it ranks."""
+        request = request.validated()
+        now = request.now or datetime.now(timezone.utc)
+        if request.scorer in ("cosine", "bm25"):
+            raise PulseError("explain works with the v2, v3 and hybrid scorers")
+        ctx = self._context(request, now)
+        pos = ctx.index.position(event_id)
+        if pos is None:
+            raise PulseError(f"event {event_id} has no vector of model {self.model} (or was "
+                             "absorbed into a distilled event); run `pulse embed`")
+        ranked, terms = self._rank(ctx, force=np.array([pos]))
+        out = self._output(ctx, now, [event_id], terms)
+        result = out["results"][0]
+        # its rank had it been a candidate; a relevance of 0 means the query drops it
+        result["rank"] = int(np.flatnonzero(ranked == event_id)[0]) + 1
+        result["dropped"] = result["terms"]["relevance"] <= 0
+        result["allowed_by_domain"] = bool(ctx.allowed[pos])
+        return {k: v for k, v in out.items() if k != "results"} | {"result": result}
+
+    # -- context -------------------------------------------------------------------------
+
+    def _context(self, request: Request, now: datetime) -> _Context:
+        settings = request.settings
+        hint = None
+        effective = request.query
+        if request.scorer in ("v3", "hybrid"):
+            hinted = gates.mood_hint(request.state, settings)
+            if hinted is not None:
+                hint = hinted[1]
+                effective = f"{request.query} {hint}"
+        index = self._indexes.get(self.conn, self.model)
+        if len(index) == 0:
+            cos = np.zeros(0)
+        else:
+            qvec = np.asarray(self._embedder().embed_query(effective), dtype=np.float32)
+            if qvec.shape[0] != index.matrix.shape[1]:
+                raise PulseError(f"the query vector has {qvec.shape[0]} dimensions but the "
+                                 f"memory's {self.model} vectors have {index.matrix.shape[1]}")
+            cos = (index.matrix @ qvec).astype(np.float64)
+        if request.domains:
+            codes = np.array([DOMAIN_CODES[d] for d in request.domains], dtype=np.int8)
+            allowed = np.isin(index.domain_code, codes)
+        else:
+            allowed = np.ones(len(index), dtype=bool)
+        pool = cos[allowed]
+        c_max = float(pool.max()) if pool.size else 0.0
+        median = _median(pool, settings)
+        normalised = pool.size >= settings.normalise_min_events and c_max - median >= 1e-6
+        v3 = request.scorer in ("v3", "hybrid")
+        gate = gates.emotion_gate_vector(request.state, request.query, settings) if v3 else None
+        body = gates.body_state(request.state) if v3 else None
+        return _Context(
+            request=request, effective_query=effective, hint=hint, index=index, cos=cos,
+            allowed=allowed, median=median, c_max=c_max, normalised=normalised,
+            now_days=now.timestamp() / 86400.0,
+            emotion=gate[0] if gate is not None else None,
+            body=body,
+            date_ref=gates.date_reference(request.query, request.state) if v3 else None,
+            recent_entities=self._recent_entities(request.state) if body else set(),
+        )
+
+    # -- ranking -------------------------------------------------------------------------
+
+    def _candidates(self, ctx: _Context) -> tuple[np.ndarray, dict[int, dict[str, float]]]:
+        """Index rows to score, and any extra per-row terms (hybrid's lexical channel)."""
+        settings = ctx.request.settings
+        n_keep = max(settings.candidates_min, settings.candidates_per_k * ctx.request.top_k)
+        rows = np.flatnonzero(ctx.allowed)
+        dense = _top_rows(ctx.cos, rows, ctx.index.ids, n_keep)
+        if ctx.request.scorer != "hybrid":
+            return dense, {}
+        lexical = bm25_search(self.conn, ctx.request.query, n_keep, ctx.request.domains)
+        extra: dict[int, dict[str, float]] = {}
+        best = lexical[0][1] if lexical else 0.0
+        lex_rows = []
+        for event_id, score in lexical:
+            pos = ctx.index.position(event_id)
+            if pos is None:
+                continue  # no vector of this model: cannot be placed on the dense scale
+            lex_rows.append(pos)
+            extra[pos] = {"bm25": score, "bm25_norm": score / best if best > 0 else 0.0}
+        merged = np.union1d(dense, np.array(lex_rows, dtype=np.int64))
+        return merged, extra
+
+    def _rank(self, ctx: _Context, force: np.ndarray | None = None
+              ) -> tuple[np.ndarray, dict[int, dict[str, Any]]]:
+        """Event ids best first, and the breakdown of every scored event by id."""
+        request, settings = ctx.request, ctx.request.settings
+        rows, extra = self._candidates(ctx)
+        dense_rel = ctx.relevance(rows)
+        if request.scorer == "hybrid":
+            w = settings.hybrid_dense_weight
+            lex = np.array([extra.get(int(r), {}).get("bm25_norm", 0.0) for r in rows])
+            relevance = w * dense_rel + (1.0 - w) * lex
+        else:
+            relevance = dense_rel
+        keep = relevance > 0
+        rows, relevance, dense_rel = rows[keep], relevance[keep], dense_rel[keep]
+        if force is not None:
+            missing = np.setdiff1d(force, rows)
+            if missing.size:
+                rows = np.concatenate([rows, missing])
+                forced_dense = ctx.relevance(missing)
+                if request.scorer == "hybrid":
+                    forced = w * forced_dense + (1.0 - w) * np.array(
+                        [extra.get(int(r), {}).get("bm25_norm", 0.0) for r in missing])
+                else:
+                    forced = forced_dense
+                relevance = np.concatenate([relevance, forced])
+                dense_rel = np.concatenate([dense_rel, forced_dense])
+        index = ctx.index
+        ids = index.ids[rows]
+        days_ago = np.maximum(0.0, ctx.now_days - index.ts_days[rows])
+        decay = np.array([settings.decay_per_day[c] for c in BELIEF_CLASSES], dtype=np.float64)
+        lam = decay[index.class_code[rows]]
+        flagged = index.user_flag[rows]
+        lam = np.where(flagged, np.minimum(lam, settings.anchor_decay_per_day), lam)
+        recency = np.exp(-lam * days_ago)
+        floor = index.floor[rows]
+        recency_eff = np.maximum(recency, floor)
+        alpha = settings.alpha
+        recency_factor = alpha + (1.0 - alpha) * recency_eff
+        base = relevance * recency_factor
+
+        ones = np.ones(rows.shape[0])
+        emotion = state = anchor = date = ones
+        if request.scorer in ("v3", "hybrid"):
+            if ctx.emotion is not None:
+                sims = np.array([max(0.0, cos10(ctx.emotion, index.emotions[r])) for r in rows])
+                emotion = 1.0 + settings.beta_emotion * sims
+            if ctx.body is not None:
+                state = 1.0 + settings.gamma_state * self._state_fits(ctx, ids)
+            if flagged.any():
+                order = np.lexsort((ids, -base))[: settings.anchor_top]
+                boost = np.zeros(rows.shape[0], dtype=bool)
+                boost[order] = flagged[order]
+                anchor = np.where(boost, 1.0 + settings.delta_anchor, 1.0)
+            if ctx.date_ref is not None:
+                date = 1.0 + settings.delta_date * gates.date_proximity(days_ago, ctx.date_ref)
+        score = relevance * recency_factor * emotion * state * anchor * date
+
+        terms: dict[int, dict[str, Any]] = {}
+        for i, event_id in enumerate(ids.tolist()):
+            t: dict[str, Any] = {
+                "cosine": float(ctx.cos[rows[i]]), "relevance": float(relevance[i]),
+                "days_ago": float(days_ago[i]), "lambda": float(lam[i]),
+                "recency": float(recency[i]), "confidence_floor": float(floor[i]),
+                "recency_eff": float(recency_eff[i]),
+                "floor_applied": bool(floor[i] > recency[i]), "alpha": float(alpha),
+                "recency_factor": float(recency_factor[i]), "emotion": float(emotion[i]),
+                "state": float(state[i]), "anchor": float(anchor[i]), "date": float(date[i]),
+                "base": float(base[i]), "median_cosine": ctx.median, "max_cosine": ctx.c_max,
+            }
+            if request.scorer == "hybrid":
+                lex = extra.get(int(rows[i]), {})
+                t.update(dense_relevance=float(dense_rel[i]), bm25=float(lex.get("bm25", 0.0)),
+                         bm25_norm=float(lex.get("bm25_norm", 0.0)),
+                         fusion_dense_weight=float(settings.hybrid_dense_weight))
+            terms[event_id] = {"score": float(score[i]), "terms": t}
+        order = np.lexsort((ids, -score))
+        ranked = ids[order]
+        return ranked, terms
+
+    def _state_fits(self, ctx: _Context, ids: np.ndarray) -> np.ndarray:
+        if ids.size == 0:
+            return np.zeros(0)
+        marks = ",".join("?" * ids.size)
+        rows = {r[0]: (r[1], r[2]) for r in self.conn.execute(
+            f"SELECT id, biometrics, sentiment_label FROM events WHERE id IN ({marks})",
+            ids.tolist())}
+        linked: set[int] = set()
+        if ctx.recent_entities:
+            linked = {r[0] for r in self.conn.execute(
+                f"SELECT DISTINCT event_id FROM event_entities WHERE event_id IN ({marks})"
+                f" AND entity_id IN ({','.join('?' * len(ctx.recent_entities))})",
+                ids.tolist() + sorted(ctx.recent_entities))}
+        fits = []
+        for event_id in ids.tolist():
+            bio_text, label = rows[event_id]
+            try:
+                bio = json.loads(bio_text or "{}")
+            except ValueError:
+                bio = {}
+            fits.append(gates.state_fit(ctx.body or "", bio if isinstance(bio, dict) else {},
+                                        label or "", event_id in linked, ctx.request.settings))
+        return np.array(fits, dtype=np.float64)
+
+    def _recent_entities(self, state: UserState) -> set[int]:
+        """Entities named (whole words, any alias) in the state's recent life events."""
+        if not state.recent_life_events_7d:
+            return set()
+        text = " \n ".join(state.recent_life_events_7d).lower()
+        found = set()
+        for entity_id, name, aliases in self.conn.execute(
+                "SELECT id, canonical_name, aliases FROM entities"):
+            names = [name]
+            try:
+                names += [a for a in json.loads(aliases or "[]") if isinstance(a, str)]
+            except ValueError:
+                pass
+            for candidate in names:
+                candidate = candidate.strip().lower()
+                if candidate and re.search(r"(?<!\w)" + re.escape(candidate) + r"(?!\w)", text):
+                    found.add(int(entity_id))
+                    break
+        return found
+
+    # -- baselines -------------------------------------------------------------------------
+
+    def _cosine(self, ctx: _Context, now: datetime) -> dict[str, Any]:
+        rows = _top_rows(ctx.cos, np.flatnonzero(ctx.allowed), ctx.index.ids, ctx.request.top_k)
+        terms = {int(ctx.index.ids[r]): {"score": float(ctx.cos[r]),
+                                         "terms": {"cosine": float(ctx.cos[r])}} for r in rows}
+        return self._output(ctx, now, [int(ctx.index.ids[r]) for r in rows], terms)
+
+    def _bm25(self, request: Request, now: datetime) -> dict[str, Any]:
+        hits = bm25_search(self.conn, request.query, request.top_k, request.domains)
+        terms = {i: {"score": s, "terms": {"bm25": s}} for i, s in hits}
+        return _envelope(request, request.query, now, None, None, None, None) | {
+            "results": self._results([i for i, _ in hits], terms)}
+
+    # -- output ----------------------------------------------------------------------------
+
+    def _output(self, ctx: _Context, now: datetime, ordered: Sequence[int],
+                terms: dict[int, dict[str, Any]]) -> dict[str, Any]:
+        return _envelope(ctx.request, ctx.effective_query, now, ctx.emotion is not None, ctx.body,
+                         ctx.date_ref, ctx.hint) | {"results": self._results(ordered, terms)}
+
+    def _results(self, ordered: Sequence[int], terms: dict[int, dict[str, Any]]
+                 ) -> list[dict[str, Any]]:
+        if not ordered:
+            return []
+        marks = ",".join("?" * len(ordered))
+        meta = {r["id"]: r for r in self.conn.execute(
+            f"SELECT id, key, title, description, ts, belief_class, domain, user_flag"
+            f" FROM events WHERE id IN ({marks})", list(ordered))}
+        sources: dict[int, list[dict[str, str]]] = {i: [] for i in ordered}
+        for event_id, kind, source_id in self.conn.execute(
+                f"SELECT DISTINCT ev.row_id, o.source_kind, o.source_id FROM evidence ev"
+                f" JOIN observations o ON o.id = ev.observation_id"
+                f" WHERE ev.row_kind = 'event' AND ev.row_id IN ({marks})"
+                f" ORDER BY ev.row_id, o.id", list(ordered)):
+            sources[event_id].append({"source_kind": kind, "source_id": source_id})
+        results = []
+        for event_id in ordered:
+            row = meta[event_id]
+            results.append({
+                "id": event_id, "key": row["key"], "title": row["title"],
+                "text": row["description"] or row["title"], "ts": row["ts"],
+                "belief_class": row["belief_class"], "domain": row["domain"],
+                "user_flag": bool(row["user_flag"]), "score": terms[event_id]["score"],
+                "terms": terms[event_id]["terms"], "sources": sources[event_id],
+            })
+        return results
+
+
+def _envelope(request: Request, effective: str, now: datetime, emotion: bool | None,
+              body: str | None, date_ref: float | None, hint: str | None) -> dict[str, Any]:
+    return {"query": request.query, "effective_query": effective, "scorer": request.scorer,
+            "now": format_iso(now),
+            "gates": {"emotion": bool(emotion), "state": body, "date_ref_days": date_ref,
+                      "hint": hint}}
+
+
+def _median(pool: np.ndarray, settings: ScorerSettings) -> float:
+    if pool.size == 0:
+        return 0.0
+    if pool.size <= settings.median_exact_limit:
+        return float(np.median(pool))
+    # a fixed sample (seeded by the memory's size) keeps large memories fast and reproducible
+    rng = np.random.default_rng(pool.size)
+    sample = rng.choice(pool.size, size=settings.median_sample, replace=False)
+    return float(np.median(pool[sample]))
+
+
+def _top_rows(values: np.ndarray, rows: np.ndarray, ids: np.ndarray, k: int) -> np.ndarray:
+    """The k rows (of `rows`) with the highest values; ties broken by event id, deterministic."""
+    if rows.size == 0:
+        return rows
+    sub = values[rows]
+    if rows.size > k:
+        # take a little more than k so that ties at the cut are resolved by id, not by position
+        cut = np.partition(sub, rows.size - k)[rows.size - k]
+        chosen = rows[sub >= cut]
+    else:
+        chosen = rows
+    order = np.lexsort((ids[chosen], -values[chosen]))
+    return chosen[order][:k]

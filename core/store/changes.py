@@ -1,0 +1,128 @@
+"""Row-level change sets: what every journal payload carries, so a change can be replayed and
+inverted without knowing which command made it.
+
+A change is a dict:
+  {"t": table, "a": "insert", "row": {...}}
+  {"t": table, "a": "delete", "row": {...}}            (the whole row, so undo can restore it)
+  {"t": table, "a": "update", "pk": {...}, "set": {...}, "old": {...}}
+BLOB values travel as {"$b64": "..."} so payloads stay canonical JSON.
+"""
+
+from __future__ import annotations
+
+import base64
+import sqlite3
+from typing import Any
+
+# Tables a journal payload may touch, with their primary-key columns. Replay refuses anything
+# else, so a crafted journal cannot write outside the memory.
+TABLE_KEYS: dict[str, tuple[str, ...]] = {
+    "observations": ("id",),
+    "entities": ("id",),
+    "relations": ("id",),
+    "events": ("id",),
+    "facts": ("id",),
+    "event_entities": ("event_id", "entity_id"),
+    "evidence": ("observation_id", "row_kind", "row_id"),
+    "event_emotions": ("event_id",),
+    "event_chains": ("parent_id", "child_id"),
+    "event_embeddings": ("event_id", "model"),
+    "corrections": ("id",),
+}
+
+
+def register_table(table: str, key_columns: tuple[str, ...]) -> None:
+    """Later migrations (ingest jobs, merge proposals, guard overrides) register their tables."""
+    TABLE_KEYS[table] = key_columns
+
+
+def encode_value(value: Any) -> Any:
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return {"$b64": base64.b64encode(bytes(value)).decode("ascii")}
+    return value
+
+
+def decode_value(value: Any) -> Any:
+    if isinstance(value, dict) and set(value) == {"$b64"}:
+        return base64.b64decode(value["$b64"])
+    return value
+
+
+def encode_row(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: encode_value(v) for k, v in row.items()}
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+
+
+def _checked(conn: sqlite3.Connection, table: str, names: list[str]) -> None:
+    if table not in TABLE_KEYS:
+        raise ValueError(f"change touches unknown table {table!r}")
+    unknown = set(names) - _columns(conn, table)
+    if unknown:
+        raise ValueError(f"change names unknown columns of {table}: {sorted(unknown)}")
+
+
+def apply_change(conn: sqlite3.Connection, change: dict[str, Any]) -> None:
+    table, action = change["t"], change["a"]
+    if action == "insert":
+        row = change["row"]
+        names = list(row)
+        _checked(conn, table, names)
+        conn.execute(
+            f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+            [decode_value(row[n]) for n in names],
+        )
+    elif action == "delete":
+        keys = TABLE_KEYS.get(table)
+        if keys is None:
+            raise ValueError(f"change touches unknown table {table!r}")
+        row = change["row"]
+        conn.execute(
+            f"DELETE FROM {table} WHERE " + " AND ".join(f"{k} = ?" for k in keys),
+            [decode_value(row[k]) for k in keys],
+        )
+    elif action == "update":
+        pk, new = change["pk"], change["set"]
+        _checked(conn, table, list(new) + list(pk))
+        conn.execute(
+            f"UPDATE {table} SET " + ", ".join(f"{n} = ?" for n in new)
+            + " WHERE " + " AND ".join(f"{k} = ?" for k in pk),
+            [decode_value(new[n]) for n in new] + [decode_value(pk[k]) for k in pk],
+        )
+    else:
+        raise ValueError(f"unknown change action {action!r}")
+
+
+def apply_changes(conn: sqlite3.Connection, changes: list[dict[str, Any]]) -> None:
+    for change in changes:
+        apply_change(conn, change)
+
+
+def invert(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The change set that undoes `changes` (applied in reverse order)."""
+    inverse = []
+    for change in reversed(changes):
+        action = change["a"]
+        if action == "insert":
+            inverse.append({"t": change["t"], "a": "delete", "row": change["row"]})
+        elif action == "delete":
+            inverse.append({"t": change["t"], "a": "insert", "row": change["row"]})
+        else:
+            inverse.append({"t": change["t"], "a": "update", "pk": change["pk"],
+                            "set": change["old"], "old": change["set"]})
+    return inverse
+
+
+def row_dict(conn: sqlite3.Connection, table: str, where: dict[str, Any]) -> dict[str, Any] | None:
+    """The current row as an encoded dict (for `old` values and delete payloads)."""
+    cursor = conn.execute(
+        f"SELECT * FROM {table} WHERE " + " AND ".join(f"{k} = ?" for k in where),
+        list(where.values()),
+    )
+    row = cursor.fetchone()
+    if row is None:
+        return None
+    names = [d[0] for d in cursor.description]
+    return encode_row(dict(zip(names, tuple(row))))

@@ -1,0 +1,45 @@
+"""The one command layer: every mutation of memory is a change set applied together with its
+journal row, in one transaction. The CLI, the app, the MCP server and replay all come here.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from core.store import journal
+from core.store.changes import apply_changes
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """BEGIN IMMEDIATE … COMMIT, or ROLLBACK on any error. Nested use joins the outer one."""
+    if conn.in_transaction:
+        yield conn
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def execute(conn: sqlite3.Connection, *, actor: str, op: str, subject: str,
+            changes: list[dict[str, Any]], extra: dict[str, Any] | None = None,
+            ts: str | None = None) -> int:
+    """Apply `changes` and journal them (with `extra` context) atomically. Returns the seq."""
+    payload: dict[str, Any] = {"changes": changes}
+    if extra:
+        payload.update(extra)
+    with transaction(conn):
+        apply_changes(conn, changes)
+        return journal.append(conn, actor, op, subject, payload, ts=ts)
+
+
+def next_id(conn: sqlite3.Connection, table: str) -> int:
+    """Ids are allocated explicitly and recorded in the payload, so a replay gives the same ids."""
+    return int(conn.execute(f"SELECT COALESCE(MAX(id), 0) + 1 FROM {table}").fetchone()[0])

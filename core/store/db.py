@@ -1,0 +1,190 @@
+"""Open a Pulse memory file: identify it, back it up and migrate it, or refuse it untouched.
+
+The file is checked read-only first, so a foreign, newer or corrupt file is refused before any
+pragma (WAL switches write to the file) can change a byte of it.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sqlite3
+from datetime import datetime, timezone
+from importlib import resources
+from pathlib import Path
+
+from core.errors import StoreError
+
+# 'PULS' — marks a file as a Pulse memory, so another program's SQLite file is never migrated.
+APPLICATION_ID = 0x50554C53
+_MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
+
+
+def migrations() -> list[tuple[int, str, str]]:
+    """(version, name, sql) for every file in core/store/migrations, in order."""
+    found = []
+    for entry in resources.files("core.store").joinpath("migrations").iterdir():
+        match = _MIGRATION_NAME.match(entry.name)
+        if match:
+            found.append((int(match.group(1)), entry.name, entry.read_text(encoding="utf-8")))
+    found.sort()
+    for expected, (version, name, _) in enumerate(found, start=1):
+        if version != expected:
+            raise RuntimeError(f"migration numbering has a gap at {name}")
+    return found
+
+
+def latest_version() -> int:
+    return migrations()[-1][0]
+
+
+def _utc_now_iso() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _inspect(path: Path) -> tuple[int, int, int]:
+    """(application_id, schema version, number of tables) read without writing anything."""
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise StoreError(f"{path}: cannot open ({exc})") from None
+    try:
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        tables = {
+            row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        }
+        version = 0
+        if "schema_version" in tables:
+            row = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()
+            version = int(row[0] or 0)
+        conn.execute("PRAGMA quick_check(1)").fetchone()
+        return app_id, version, len(tables)
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"{path}: not a readable Pulse memory ({exc})") from None
+    finally:
+        conn.close()
+
+
+def _configure(conn: sqlite3.Connection, read_only: bool) -> None:
+    conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute("PRAGMA busy_timeout=10000")
+    if not read_only:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+
+
+def connect(path: str | Path, *, create: bool = False, read_only: bool = False) -> sqlite3.Connection:
+    """Open (and if needed create or migrate) the memory at `path`.
+
+    Raises StoreError with one clear line when the file is missing (and create is False), is not
+    SQLite, belongs to another program, or was written by a newer Pulse. Nothing is changed then.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise StoreError(f"{path}: is a folder, not a memory file")
+    exists = path.exists() and path.stat().st_size > 0
+    if not exists and not create:
+        raise StoreError(f"{path}: no memory here (create one with `pulse init` or `pulse demo`)")
+    if exists:
+        app_id, version, n_tables = _inspect(path)
+        if app_id != APPLICATION_ID and n_tables > 0:
+            raise StoreError(f"{path}: a SQLite file of another program, not a Pulse memory")
+        if version > latest_version():
+            raise StoreError(
+                f"{path}: written by a newer Pulse (schema {version}, this version knows "
+                f"{latest_version()}); upgrade Pulse to open it"
+            )
+        if 0 < version < latest_version() and not read_only:
+            backup = path.with_name(f"{path.name}.bak-{version}")
+            _checkpoint_copy(path, backup)
+    else:
+        if not path.parent.exists():
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"{path.parent}: cannot create folder ({exc.strerror})") from None
+    try:
+        if read_only:
+            conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
+                                   check_same_thread=False)
+        else:
+            conn = sqlite3.connect(str(path), check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise StoreError(f"{path}: cannot open ({exc})") from None
+    conn.isolation_level = None  # we issue BEGIN/COMMIT ourselves (one transaction per command)
+    conn.row_factory = sqlite3.Row
+    try:
+        _configure(conn, read_only)
+        if not read_only:
+            migrate(conn)
+    except sqlite3.Error as exc:
+        conn.close()
+        raise StoreError(f"{path}: cannot prepare the memory ({exc})") from None
+    return conn
+
+
+def _checkpoint_copy(path: Path, backup: Path) -> None:
+    """Copy a consistent snapshot (the WAL folded in) before a migration touches the file."""
+    src = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        dst = sqlite3.connect(str(backup))
+        with dst:
+            src.backup(dst)
+        dst.close()
+    except sqlite3.Error:
+        shutil.copy2(path, backup)
+    finally:
+        src.close()
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    has_table = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type='table' AND name='schema_version'"
+    ).fetchone()
+    if not has_table:
+        return 0
+    return int(conn.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version").fetchone()[0])
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Apply every pending migration, each in its own transaction. Returns the new version."""
+    current = schema_version(conn)
+    for version, name, sql in migrations():
+        if version <= current:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if version == 1:
+                conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+                conn.execute(
+                    "CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL,"
+                    " applied_at TEXT NOT NULL)"
+                )
+            for statement in _split_sql(sql):
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)",
+                (version, name, _utc_now_iso()),
+            )
+            conn.execute("COMMIT")
+        except Exception:
+            conn.execute("ROLLBACK")
+            raise
+        current = version
+    return current
+
+
+def _split_sql(sql: str) -> list[str]:
+    """Split a migration into statements; sqlite3.complete_statement keeps triggers whole."""
+    statements, buffer = [], ""
+    for line in sql.splitlines(keepends=True):
+        if not buffer and line.strip().startswith("--"):
+            continue
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        statements.append(buffer.strip())
+    return statements

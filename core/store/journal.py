@@ -1,0 +1,129 @@
+"""The hash-chained journal (JOURNAL.md §1): append one row per change, and verify the chain.
+
+A row's hash covers seq, ts, actor, op, subject, payload_sha256 and prev — the payload's digest,
+not the payload — so erasure can replace a payload with a redaction marker and the chain still
+verifies.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+REDACTED_MARKER = {"redacted": True}
+
+
+def canonical_json(value: Any) -> str:
+    """Keys sorted, no whitespace, UTF-8 (not ASCII-escaped)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False)
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def row_hash(seq: int, ts: str, actor: str, op: str, subject: str, payload_sha256: str,
+             prev: str | None) -> str:
+    body = {"seq": seq, "ts": ts, "actor": actor, "op": op, "subject": subject,
+            "payload_sha256": payload_sha256, "prev": prev}
+    return sha256_hex(canonical_json(body))
+
+
+def journal_now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def head(conn: sqlite3.Connection) -> tuple[int, str | None]:
+    row = conn.execute("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1").fetchone()
+    return (row[0], row[1]) if row else (0, None)
+
+
+def append(conn: sqlite3.Connection, actor: str, op: str, subject: str,
+           payload: dict[str, Any], ts: str | None = None) -> int:
+    """Append one row; the caller holds the transaction that also writes the change."""
+    last_seq, prev = head(conn)
+    seq = last_seq + 1
+    ts = ts or journal_now()
+    payload_text = canonical_json(payload)
+    payload_sha = sha256_hex(payload_text)
+    digest = row_hash(seq, ts, actor, op, subject, payload_sha, prev)
+    conn.execute(
+        "INSERT INTO journal (seq, ts, actor, op, subject, payload, payload_sha256, prev, hash)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (seq, ts, actor, op, subject, payload_text, payload_sha, prev, digest),
+    )
+    # The head is mirrored so that a removed last row (which leaves the chain intact) shows.
+    conn.execute("INSERT OR REPLACE INTO pulse_meta (key, value) VALUES ('journal_head', ?)",
+                 (f"{seq}:{digest}",))
+    return seq
+
+
+@dataclass(frozen=True)
+class Break:
+    seq: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"journal row {self.seq}: {self.reason}"
+
+
+def verify_rows(rows: list[dict[str, Any]]) -> list[Break]:
+    """Walk rows in stored order; report every edited, removed, reordered or inserted row."""
+    breaks: list[Break] = []
+    prev_hash: str | None = None
+    expected_seq = 1
+    for row in rows:
+        seq = row["seq"]
+        if seq != expected_seq:
+            kind = "missing rows before it (removed)" if seq > expected_seq else (
+                "out of order or duplicated (reordered or inserted)")
+            breaks.append(Break(seq, f"expected seq {expected_seq}, found {seq}: {kind}"))
+        payload = row["payload"]
+        if sha256_hex(payload) != row["payload_sha256"] and not _is_redacted(payload):
+            breaks.append(Break(seq, "payload does not match its payload_sha256 (edited)"))
+        if row["prev"] != prev_hash:
+            breaks.append(Break(seq, "prev does not match the previous row's hash "
+                                     "(a row was removed, inserted or reordered)"))
+        recomputed = row_hash(seq, row["ts"], row["actor"], row["op"], row["subject"],
+                              row["payload_sha256"], row["prev"])
+        if recomputed != row["hash"]:
+            breaks.append(Break(seq, "hash does not match the row's content (edited)"))
+        prev_hash = row["hash"]
+        expected_seq = seq + 1
+    return breaks
+
+
+def _is_redacted(payload: str) -> bool:
+    try:
+        value = json.loads(payload)
+    except ValueError:
+        return False
+    return isinstance(value, dict) and value.get("redacted") is True
+
+
+def read_rows(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    # rowid order is insertion order: a row whose seq was rewritten still shows where it sits.
+    cursor = conn.execute(
+        "SELECT seq, ts, actor, op, subject, payload, payload_sha256, prev, hash"
+        " FROM journal ORDER BY rowid")
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor]
+
+
+def verify(conn: sqlite3.Connection) -> list[Break]:
+    rows = read_rows(conn)
+    breaks = verify_rows(rows)
+    mirrored = conn.execute("SELECT value FROM pulse_meta WHERE key='journal_head'").fetchone()
+    if mirrored is not None:
+        seq_text, _, digest = mirrored[0].partition(":")
+        last = rows[-1] if rows else None
+        if last is None or last["seq"] != int(seq_text) or last["hash"] != digest:
+            found = last["seq"] if last else 0
+            breaks.append(Break(int(seq_text), f"the journal ends at row {found}, but its recorded"
+                                               f" head is row {seq_text} (rows removed at the end)"))
+    return breaks

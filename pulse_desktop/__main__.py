@@ -1,0 +1,3 @@
+from pulse_desktop.app import main
+
+raise SystemExit(main())

@@ -1,0 +1,51 @@
+"""Shared fixtures: real memory files in a temp folder, a fixed `now`, no network."""
+
+from __future__ import annotations
+
+import os
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+if hasattr(os, "geteuid") and os.geteuid() == 0:
+    os.environ.setdefault("QTWEBENGINE_DISABLE_SANDBOX", "1")
+
+NOW = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
+NOW_ISO = "2026-11-01T12:00:00Z"
+
+
+@pytest.fixture
+def now() -> datetime:
+    return NOW
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "memory.db"
+
+
+@pytest.fixture
+def memory(db_path: Path):
+    from core.memory import Memory
+
+    mem = Memory.open(db_path, create=True)
+    yield mem
+    mem.close()
+
+
+@pytest.fixture(scope="session")
+def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo memory built once per session; copy it before writing to it."""
+    from core.memory import Memory, demo_corpus_path
+
+    path = tmp_path_factory.mktemp("demo") / "demo.db"
+    with Memory.open(path, create=True) as mem:
+        mem.import_corpus(demo_corpus_path())
+    return path

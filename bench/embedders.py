@@ -70,11 +70,13 @@ def load_locomo(path: Path) -> list[dict]:
             # A few evidence entries hold several ids ("D8:6; D9:17").
             ids = [e.strip() for ev in qa["evidence"] for e in ev.replace(",", ";").split(";")]
             questions.append((qa["question"], [e for e in ids if e]))
-        conversations.append({
-            "texts": [f"{t['speaker']}: {t['text']}" for t in turns],
-            "ids": [t["dia_id"] for t in turns],
-            "questions": questions,
-        })
+        conversations.append(
+            {
+                "texts": [f"{t['speaker']}: {t['text']}" for t in turns],
+                "ids": [t["dia_id"] for t in turns],
+                "questions": questions,
+            }
+        )
     return conversations
 
 
@@ -98,7 +100,7 @@ def recall_at_k(embedder, conversations: list[dict], k: int = K) -> tuple[float,
         passages = cached(embedder, "passages", conv["texts"])
         queries = cached(embedder, "queries", [q for q, _ in conv["questions"]])
         ranked = np.argsort(-(queries @ passages.T), axis=1, kind="stable")[:, :k]
-        for (_, evidence), top in zip(conv["questions"], ranked):
+        for (_, evidence), top in zip(conv["questions"], ranked, strict=True):
             found = {conv["ids"][i] for i in top}
             scores.append(sum(e in found for e in evidence) / len(evidence))
     return float(np.mean(scores)), len(scores)
@@ -113,7 +115,9 @@ def speed(embedder, texts: list[str]) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", nargs="*", default=[DEFAULT_MODEL, FALLBACK_MODEL, STATIC_MODEL])
+    parser.add_argument(
+        "--models", nargs="*", default=[DEFAULT_MODEL, FALLBACK_MODEL, STATIC_MODEL]
+    )
     parser.add_argument("--locomo", type=Path, default=LOCOMO)
     args = parser.parse_args()
 

@@ -38,9 +38,9 @@ THRESHOLDS = (0.2, 0.35, 0.5)
 def macro_f1(gold: list, pred: list, labels) -> float:
     scores = []
     for label in labels:
-        tp = sum(g == label and p == label for g, p in zip(gold, pred))
-        fp = sum(g != label and p == label for g, p in zip(gold, pred))
-        fn = sum(g == label and p != label for g, p in zip(gold, pred))
+        tp = sum(g == label and p == label for g, p in zip(gold, pred, strict=True))
+        fp = sum(g != label and p == label for g, p in zip(gold, pred, strict=True))
+        fn = sum(g == label and p != label for g, p in zip(gold, pred, strict=True))
         scores.append(2 * tp / max(2 * tp + fp + fn, 1))
     return float(np.mean(scores))
 
@@ -49,12 +49,16 @@ def predict(scores: np.ndarray, labels, threshold: float) -> list:
     cols = [EMOTION_INDEX[label] for label in labels]
     sub = scores[:, cols]
     best = sub.argmax(axis=1)
-    return [labels[b] if row[b] >= threshold else None for b, row in zip(best, sub)]
+    return [labels[b] if row[b] >= threshold else None for b, row in zip(best, sub, strict=True)]
 
 
 def locomo_questions(path: Path) -> list[str]:
-    return [qa["question"] for sample in json.loads(path.read_text())
-            for qa in sample["qa"] if qa.get("category") in (1, 2, 3, 4)]
+    return [
+        qa["question"]
+        for sample in json.loads(path.read_text())
+        for qa in sample["qa"]
+        if qa.get("category") in (1, 2, 3, 4)
+    ]
 
 
 def taggers() -> list:
@@ -77,18 +81,26 @@ def main() -> None:
     texts, gold = [t for t, _ in rows], [g for _, g in rows]
     ekman_rows = [i for i, g in enumerate(gold) if g in EKMAN6]
     questions = locomo_questions(args.locomo)
-    print(f"GoEmotions test: {len(rows)} rows ({sum(g is not None for g in gold)} mapped); "
-          f"Ekman-6 subset {len(ekman_rows)}; LoCoMo questions {len(questions)}")
+    print(
+        f"GoEmotions test: {len(rows)} rows ({sum(g is not None for g in gold)} mapped); "
+        f"Ekman-6 subset {len(ekman_rows)}; LoCoMo questions {len(questions)}"
+    )
     print(f"{'tagger':<22} {'thr':>5} {'plutchik10 F1':>14} {'ekman6 F1':>10} {'factual gate':>13}")
     for tagger in taggers():
         scores = tagger.tag_many(texts)
         gate_rate = float(np.mean(tagger.tag_many(questions).max(axis=1) >= GATE))
         for threshold in THRESHOLDS:
             f1_10 = macro_f1(gold, predict(scores, EMOTIONS, threshold), EMOTIONS)
-            f1_6 = macro_f1([gold[i] for i in ekman_rows],
-                            predict(scores[ekman_rows], EKMAN6, threshold), EKMAN6)
-            print(f"{tagger.name:<22} {threshold:>5.2f} {f1_10:>14.3f} {f1_6:>10.3f} "
-                  f"{gate_rate:>13.3f}", flush=True)
+            f1_6 = macro_f1(
+                [gold[i] for i in ekman_rows],
+                predict(scores[ekman_rows], EKMAN6, threshold),
+                EKMAN6,
+            )
+            print(
+                f"{tagger.name:<22} {threshold:>5.2f} {f1_10:>14.3f} {f1_6:>10.3f} "
+                f"{gate_rate:>13.3f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -94,8 +94,14 @@ def main() -> None:
         if best is None or f1 > best[0]:
             best = (f1, l2, w, b)
     f1, l2, w, b = best
-    np.savez(OUT, weight=w, bias=b, classes=np.array([*EMOTIONS, "none"]),
-             model=np.array(DEFAULT_MODEL), l2=np.array(l2))
+    np.savez(
+        OUT,
+        weight=w,
+        bias=b,
+        classes=np.array([*EMOTIONS, "none"]),
+        model=np.array(DEFAULT_MODEL),
+        l2=np.array(l2),
+    )
     print(f"wrote {OUT} (l2={l2:g}, dev macro-F1 {f1:.3f})")
 
 

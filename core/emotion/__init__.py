@@ -16,8 +16,15 @@ from core.emotion.lexicon import LexiconTagger
 from core.emotion.plutchik import EMOTIONS, cos10, to_mapping, to_vector
 
 __all__ = [
-    "EMOTIONS", "EmotionTagger", "LexiconTagger", "cos10", "default_tagger", "event_tagger",
-    "query_emotion", "to_mapping", "to_vector",
+    "EMOTIONS",
+    "EmotionTagger",
+    "LexiconTagger",
+    "cos10",
+    "default_tagger",
+    "event_tagger",
+    "query_emotion",
+    "to_mapping",
+    "to_vector",
 ]
 
 

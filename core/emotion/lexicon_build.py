@@ -26,17 +26,44 @@ LEARNT_MIN_WEIGHT, LEARNT_MAX_WEIGHT = 0.2, 0.45
 COMMON_WORDS_SKIPPED = 300  # the most frequent train tokens say little about emotion
 
 NEGATORS = [
-    "not", "no", "never", "nothing", "nobody", "neither", "nor", "without", "hardly", "barely",
-    "cannot", "dont", "didnt", "isnt", "wasnt", "arent", "wont", "cant", "doesnt", "havent",
-    "не", "ни", "нет", "никогда", "без", "нисколько", "вовсе",
+    "not",
+    "no",
+    "never",
+    "nothing",
+    "nobody",
+    "neither",
+    "nor",
+    "without",
+    "hardly",
+    "barely",
+    "cannot",
+    "dont",
+    "didnt",
+    "isnt",
+    "wasnt",
+    "arent",
+    "wont",
+    "cant",
+    "doesnt",
+    "havent",
+    "не",
+    "ни",
+    "нет",
+    "никогда",
+    "без",
+    "нисколько",
+    "вовсе",
 ]
 MODIFIERS = {
     **dict.fromkeys(
         "so very really extremely totally incredibly super deeply truly utterly absolutely "
-        "too such terribly awfully completely".split(), 1.3),
+        "too such terribly awfully completely".split(),
+        1.3,
+    ),
     **dict.fromkeys("slightly somewhat kinda kind sort little bit".split(), 0.6),
     **dict.fromkeys(
-        "так очень сильно безумно крайне невероятно настолько совсем ужасно жутко".split(), 1.3),
+        "так очень сильно безумно крайне невероятно настолько совсем ужасно жутко".split(), 1.3
+    ),
     **dict.fromkeys("слегка немного чуть немножко".split(), 0.6),
 }
 
@@ -84,8 +111,13 @@ def learnt(train_path: Path, curated_words: dict, excluded: set[str]) -> dict:
         for token, hits in counts.items():
             total = doc_freq[token]
             precision = hits / total
-            if (total < MIN_COUNT or token in skip or len(token) < 3
-                    or precision < MIN_PRECISION or precision / prior < MIN_LIFT):
+            if (
+                total < MIN_COUNT
+                or token in skip
+                or len(token) < 3
+                or precision < MIN_PRECISION
+                or precision / prior < MIN_LIFT
+            ):
                 continue
             span = LEARNT_MAX_WEIGHT - LEARNT_MIN_WEIGHT
             weight = LEARNT_MIN_WEIGHT + span * (precision - MIN_PRECISION) / (1 - MIN_PRECISION)
@@ -129,8 +161,10 @@ def main() -> None:
     args = parser.parse_args()
     lexicon = build(args.goemotions_train)
     args.out.write_text(json.dumps(lexicon, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
-    print(f"{args.out}: {len(lexicon['words'])} words, {len(lexicon['ru_stems'])} Russian stems, "
-          f"{len(lexicon['phrases'])} phrases, {len(lexicon['learnt_words'])} learnt words")
+    print(
+        f"{args.out}: {len(lexicon['words'])} words, {len(lexicon['ru_stems'])} Russian stems, "
+        f"{len(lexicon['phrases'])} phrases, {len(lexicon['learnt_words'])} learnt words"
+    )
 
 
 if __name__ == "__main__":

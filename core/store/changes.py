@@ -14,26 +14,30 @@ import base64
 import sqlite3
 from typing import Any
 
-# Tables a journal payload may touch, with their primary-key columns. Replay refuses anything
-# else, so a crafted journal cannot write outside the memory.
-TABLE_KEYS: dict[str, tuple[str, ...]] = {
-    "observations": ("id",),
-    "entities": ("id",),
-    "relations": ("id",),
-    "events": ("id",),
-    "facts": ("id",),
-    "event_entities": ("event_id", "entity_id"),
-    "evidence": ("observation_id", "row_kind", "row_id"),
-    "event_emotions": ("event_id",),
-    "event_chains": ("parent_id", "child_id"),
-    "event_embeddings": ("event_id", "model"),
-    "corrections": ("id",),
-}
+# Tables a change may never touch: the journal itself, bookkeeping, and FTS internals (kept in
+# sync by triggers). Any other table of the schema is fair game, so later migrations need no
+# registration; a crafted journal still cannot write outside the memory's own tables.
+_FORBIDDEN_PREFIXES = ("sqlite_", "journal", "pulse_meta", "schema_version")
+_keys_cache: dict[str, tuple[str, ...]] = {}
 
 
-def register_table(table: str, key_columns: tuple[str, ...]) -> None:
-    """Later migrations (ingest jobs, merge proposals, guard overrides) register their tables."""
-    TABLE_KEYS[table] = key_columns
+def is_internal(table: str) -> bool:
+    return table.startswith(_FORBIDDEN_PREFIXES) or "_fts" in table
+
+
+def table_keys(conn: sqlite3.Connection, table: str) -> tuple[str, ...]:
+    """Primary-key columns of a memory table (ValueError for unknown or internal tables)."""
+    cached = _keys_cache.get(table)
+    if cached is not None:
+        return cached
+    if is_internal(table) or not table.replace("_", "").isalnum():
+        raise ValueError(f"change touches a table it may not: {table!r}")
+    info = conn.execute(f"PRAGMA table_info({table})").fetchall()
+    if not info:
+        raise ValueError(f"change touches unknown table {table!r}")
+    keys = tuple(row[1] for row in sorted(info, key=lambda r: r[5]) if row[5] > 0)
+    _keys_cache[table] = keys or ("rowid",)
+    return _keys_cache[table]
 
 
 def encode_value(value: Any) -> Any:
@@ -57,8 +61,7 @@ def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
 
 
 def _checked(conn: sqlite3.Connection, table: str, names: list[str]) -> None:
-    if table not in TABLE_KEYS:
-        raise ValueError(f"change touches unknown table {table!r}")
+    table_keys(conn, table)
     unknown = set(names) - _columns(conn, table)
     if unknown:
         raise ValueError(f"change names unknown columns of {table}: {sorted(unknown)}")
@@ -75,9 +78,7 @@ def apply_change(conn: sqlite3.Connection, change: dict[str, Any]) -> None:
             [decode_value(row[n]) for n in names],
         )
     elif action == "delete":
-        keys = TABLE_KEYS.get(table)
-        if keys is None:
-            raise ValueError(f"change touches unknown table {table!r}")
+        keys = table_keys(conn, table)
         row = change["row"]
         conn.execute(
             f"DELETE FROM {table} WHERE " + " AND ".join(f"{k} = ?" for k in keys),

@@ -6,26 +6,30 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 
-from core.store.changes import TABLE_KEYS, encode_value
+from core.store.changes import encode_value, is_internal, table_keys
 from core.store.journal import canonical_json
 
 # Columns that record when something was written, not what the memory says.
 WALL_CLOCK_COLUMNS: dict[str, set[str]] = {
     "observations": {"captured_at"},
     "corrections": {"created_at", "journal_seq"},
+    "ingest_jobs": {"created_at", "updated_at"}, "llm_usage": {"ts", "day"},
 }
+# Tables that hold process bookkeeping (job states, usage metrics), not memory.
+NON_MEMORY_TABLES: set[str] = {"ingest_jobs", "llm_usage"}
 
 
-def exclude_columns(table: str, columns: set[str]) -> None:
-    """Later migrations name their own bookkeeping columns here."""
-    WALL_CLOCK_COLUMNS.setdefault(table, set()).update(columns)
+def memory_tables(conn: sqlite3.Connection) -> list[str]:
+    names = [r[0] for r in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    return [n for n in names if not is_internal(n) and n not in NON_MEMORY_TABLES]
 
 
 def digest(conn: sqlite3.Connection) -> str:
     h = hashlib.sha256()
-    for table in sorted(TABLE_KEYS):
+    for table in memory_tables(conn):
         skip = WALL_CLOCK_COLUMNS.get(table, set())
-        cursor = conn.execute(f"SELECT * FROM {table} ORDER BY {', '.join(TABLE_KEYS[table])}")
+        cursor = conn.execute(f"SELECT * FROM {table} ORDER BY {', '.join(table_keys(conn, table))}")
         names = [d[0] for d in cursor.description]
         h.update(f"\x00table:{table}\x00".encode())
         for row in cursor:

@@ -22,9 +22,21 @@ from pathlib import Path
 NOW = "2026-11-01T12:00:00Z"
 OUT = Path(__file__).resolve().parent / "demo_memory.json"
 
-EMOTIONS = ("joy", "sadness", "anger", "fear", "trust", "disgust",
-            "anticipation", "surprise", "shame", "guilt")
+EMOTIONS = (
+    "joy",
+    "sadness",
+    "anger",
+    "fear",
+    "trust",
+    "disgust",
+    "anticipation",
+    "surprise",
+    "shame",
+    "guilt",
+)
 
+# The data below is laid out by hand for reading; keep the formatter off it.
+# fmt: off
 # --------------------------------------------------------------------------- entities
 # (key, name, kind, domain, aliases)
 ENTITIES = [
@@ -177,8 +189,10 @@ RELATIONS = [
 def emo(spec: str) -> dict:
     """'sadness .8 shame .6' -> {'sadness': 0.8, 'shame': 0.6}."""
     parts = spec.split()
+    if len(parts) % 2:
+        raise ValueError(f"emotion spec needs name/value pairs: {spec!r}")
     out = {}
-    for name, value in zip(parts[0::2], parts[1::2]):
+    for name, value in zip(parts[0::2], parts[1::2], strict=True):
         if name not in EMOTIONS:
             raise ValueError(f"unknown emotion {name!r}")
         out[name] = float(value)
@@ -214,9 +228,12 @@ CLASS_DEFAULTS = {
 EVENTS: list[dict] = []
 
 
-def ev(id, ts, domain, cls, title, desc, ents, emotions="", sent=0.0, label="",
+def ev(eid, ts, domain, cls, title, desc, ents, emotions="", sent=0.0, label="",
        parents=(), flag=0, bio=None, floor=None, archivable=None):
-    EVENTS.append(dict(id=id, ts=ts, domain=domain, cls=cls, title=title, desc=desc,
+    """Record one event. `eid` is a symbolic id used only inside this script (for parents);
+    `emotions` is a compact 'name value ...' string; `flag` is user_flag; `floor` and
+    `archivable` override CLASS_DEFAULTS."""
+    EVENTS.append(dict(id=eid, ts=ts, domain=domain, cls=cls, title=title, desc=desc,
                        ents=list(ents), emotions=emo(emotions), sent=sent, label=label,
                        parents=list(parents), flag=flag, bio=bio, floor=floor,
                        archivable=archivable))
@@ -257,7 +274,7 @@ ev("papa_left", "2020-04-28T16:00:00Z", R, AX,
    "In her third session Nadia told the story for the first time out loud. She was seven; it "
    "was February and still dark at eight. Papa packed the blue suitcase while she pretended to "
    "sleep, and he did not say goodbye. The week before she had broken his radio, and for "
-   "twenty-six years part of her has believed that was why he went. Abandonment is the oldest "
+   "twenty-one years part of her has believed that was why he went. Abandonment is the oldest "
    "wound in this memory.",
    ["p_self", "p_father", "p_mother", "p_therapist"],
    "shame .9 sadness .8 fear .5 guilt .4", -0.85, "core wound",
@@ -325,8 +342,7 @@ ev("ilse_born", "2020-08-15T06:00:00Z", FC, OP,
    "Greywick, who tends the apple trees that somehow grow in salt ground at the edge of the "
    "cliff. Stubborn, watchful, always waiting for someone to come back.",
    ["p_ilse", "n_greywick", "n_orchard"],
-   "anticipation .6 joy .4", 0.4, "",
-   parents=["novel_start"])
+   "anticipation .6 joy .4", 0.4, "")
 
 ev("vera_apples", "2020-08-30T17:00:00Z", R, OP,
    "Бабушка Вера прислала фото яблонь",
@@ -417,10 +433,10 @@ ev("vera_stroke", "2021-01-30T07:30:00Z", R, OP,
 
 ev("vera_died", "2021-02-11T04:50:00Z", R, AX,
    "Baba Vera died",
-   "Vera Sokolova died at eighty-six in the district hospital, twelve days after the stroke. "
-   "The borders were closed; Nadia could not fly. Baba Vera was the one who stayed when Papa "
-   "left: summers at the dacha, grafting apple trees, the blue headscarf. Nadia says the world "
-   "lost its floor.",
+   "Vera Sokolova, her grandmother, died at eighty-six in the district hospital, twelve days "
+   "after the stroke. The borders were closed; Nadia could not fly. Baba Vera was the one who "
+   "stayed when Papa left: summers at the dacha, grafting apple trees, the blue headscarf. "
+   "Nadia says the world lost its floor.",
    ["p_self", "p_grandma", "p_mother", "n_dacha"],
    "sadness 1.0 guilt .6 fear .3", -0.95, "grief",
    parents=["vera_stroke"], flag=1, floor=0.9,
@@ -440,7 +456,7 @@ ev("wasnt_there", "2021-02-27T16:00:00Z", R, SM,
    "She connected not being at Baba Vera's bedside with Papa's suitcase.",
    ["p_self", "p_grandma", "p_father"],
    "shame .7 guilt .7 sadness .6", -0.7, "wound",
-   parents=["funeral_video", "papa_left"])
+   parents=["funeral_video"])
 
 ev("helen_guilt", "2021-03-13T16:00:00Z", R, OP,
    "Helen names survivor's guilt",
@@ -478,8 +494,7 @@ ev("tide_clock", "2021-05-29T06:00:00Z", FC, OP,
    "The brass tide clock in the lighthouse, which Tobias wound every morning, stops at the hour "
    "he rowed out. Ilse refuses to wind it. The town reads it as a sign she is still waiting.",
    ["n_tide_clock", "p_ilse", "p_tobias", "n_greywick"],
-   "sadness .6 anticipation .3", -0.4, "",
-   parents=["tobias_gone"])
+   "sadness .6 anticipation .3", -0.4, "")
 
 ev("um_useful", "2021-06-05T20:00:00Z", R, UM,
    "Nadia's sense of worth is tied to being useful",
@@ -565,16 +580,14 @@ ev("walk_dana", "2021-12-04T13:00:00Z", R, OP,
    "Dana picked her up and drove to Alder Point. They walked slowly and didn't talk much. Nadia "
    "said it was the first time in weeks she felt accompanied rather than watched.",
    ["p_self", "p_dana", "n_trail"],
-   "trust .7 sadness .4", 0.3, "care",
-   parents=["burnout"], bio=bio(hrv=58, sleep=0.5, stress=0.5))
+   "trust .7 sadness .4", 0.3, "care", bio=bio(hrv=58, sleep=0.5, stress=0.5))
 
 ev("mama_letter_rest", "2021-12-18T19:00:00Z", R, OP,
    "Письмо от мамы: отдыхай",
    "Мама написала длинное письмо: «Наденька, отдыхай. Ты не обязана быть сильной за всех. "
    "Бабушка бы сказала то же самое». Надя перечитала его три раза.",
    ["p_self", "p_mother", "p_grandma", "n_russian"],
-   "trust .7 sadness .5 joy .3", 0.4, "tender",
-   parents=["burnout"])
+   "trust .7 sadness .5 joy .3", 0.4, "tender")
 
 ev("words31k", "2021-12-30T15:00:00Z", FM, OP,
    "Manuscript reaches 31,000 words",
@@ -598,16 +611,14 @@ ev("not_job_title", "2022-01-29T16:00:00Z", R, SM,
    "Helen's sentence, now on a sticky note on the fridge. Nadia said she believes it about "
    "forty per cent, which is forty more than last year.",
    ["p_self", "p_therapist"],
-   "trust .5 anticipation .4", 0.4, "repair",
-   parents=["resign"])
+   "trust .5 anticipation .4", 0.4, "repair")
 
 ev("money1", "2022-02-12T21:00:00Z", R, OP,
-   "Savings will last four months",
+   "Money worries: savings will last four months",
    "Nadia built a spreadsheet of rent, bills and savings and found four months of runway. She "
    "lay awake doing the sums again, the way Mama did in the nineties.",
    ["p_self", "n_money", "p_mother"],
-   "fear .7 shame .3", -0.6, "burden",
-   parents=["resign"], bio=bio(sleep=0.45, stress=0.65))
+   "fear .7 shame .3", -0.6, "burden", bio=bio(sleep=0.45, stress=0.65))
 
 ev("morning_pages", "2022-02-19T06:00:00Z", MA, OP,
    "Morning pages at six",
@@ -647,7 +658,7 @@ ev("separation", "2022-04-09T21:00:00Z", R, AX,
    "seven-year-old pretending to be asleep.",
    ["p_self", "p_tom", "n_fenwick"],
    "sadness .9 fear .7 surprise .7 shame .6", -0.9, "wound",
-   parents=["tom_distance", "kids_argument"], flag=1, floor=0.8,
+   parents=["tom_distance"], flag=1, floor=0.8,
    bio=bio(hrv=49, sleep=0.3, stress=0.8, hr="elevated_overnight"))
 
 ev("dana_soup", "2022-04-10T19:00:00Z", R, OP,
@@ -655,16 +666,14 @@ ev("dana_soup", "2022-04-10T19:00:00Z", R, OP,
    "Dana arrived with a pot of soup and a toothbrush, slept on the sofa, and made tea every "
    "time Nadia woke up. 'You don't have to be good company.'",
    ["p_self", "p_dana"],
-   "trust .9 sadness .6", 0.3, "care",
-   parents=["separation"])
+   "trust .9 sadness .6", 0.3, "care")
 
 ev("hy_left_first", "2022-04-23T16:00:00Z", R, HY,
    "Perhaps she left the marriage emotionally first",
    "A hypothesis from therapy: the separate rooms and late nights may have been Nadia's "
    "'leave first' script at work, and Tom only said out loud what had already happened.",
    ["p_self", "p_tom", "p_therapist"],
-   "guilt .5 shame .4 sadness .4", -0.4, "",
-   parents=["separation", "leave_first"])
+   "guilt .5 shame .4 sadness .4", -0.4, "")
 
 ev("run_jonah", "2022-05-07T08:00:00Z", R, OP,
    "Back to running, slow 3k with Jonah",
@@ -679,8 +688,7 @@ ev("wren_sell", "2022-05-21T06:00:00Z", FC, OP,
    "Ilse's younger sister Wren wants to accept Crane's offer and leave Greywick for the city. "
    "'It's trees, Ilse. He's not coming back.' Ilse slams the door.",
    ["p_wren", "p_ilse", "p_crane", "n_orchard"],
-   "anger .5 sadness .4 fear .3", -0.5, "",
-   parents=["crane_intro"])
+   "anger .5 sadness .4 fear .3", -0.5, "")
 
 ev("separation_papers", "2022-06-11T14:00:00Z", R, OP,
    "Signed the separation agreement",
@@ -704,8 +712,7 @@ ev("mama_doesnt_know", "2022-07-09T23:00:00Z", R, OP,
    "Запись в дневнике: «Я до сих пор не сказала маме. Боюсь услышать: я же говорила. "
    "Боюсь, что она подумает, что я как папа — ухожу».",
    ["p_self", "p_mother", "p_father", "n_russian"],
-   "shame .6 fear .5", -0.6, "wound",
-   parents=["separation"])
+   "shame .6 fear .5", -0.6, "wound")
 
 ev("told_mama", "2022-07-16T18:00:00Z", R, OP,
    "Told Mama about the divorce",
@@ -782,29 +789,20 @@ ev("xmas_decline", "2022-12-17T19:00:00Z", R, OP,
    ["p_self", "p_sister", "p_erik"],
    "guilt .5 sadness .4 fear .3", -0.4, "")
 
-ev("xmas_shift", "2022-12-25T15:00:00Z", R, OP,
-   "Christmas shift at the café",
-   "Priya closed early and handed her an envelope with a bonus and a note: 'You make this place "
-   "kinder.' Nadia kept the note.",
-   ["p_self", "p_priya", "n_juniper"],
-   "joy .5 trust .6", 0.6, "warmth")
-
-# ---------------------------------------------------------------- 2023: Biscuit, first draft
 ev("hy_declining_katya", "2023-01-14T16:00:00Z", R, HY,
    "Avoiding Katya may be avoiding the Papa comparison",
    "A possibility: Nadia declines Katya's invitations because at family tables she feels like "
    "'the one who left' – the divorced one, the one who talks about Papa.",
    ["p_self", "p_sister", "p_father"],
    "shame .4 sadness .4", -0.3, "",
-   parents=["xmas_decline", "katya_fight1"])
+   parents=["xmas_decline"])
 
 ev("parts", "2023-02-04T16:00:00Z", R, OP,
    "Helen introduces the seven-year-old part",
    "Helen asked Nadia to picture the seven-year-old who thinks she broke the radio and made "
    "Papa leave, and to ask what she needs. Nadia said: 'Someone to tell her it wasn't her.'",
    ["p_self", "p_therapist", "p_father"],
-   "sadness .6 trust .7 shame .4", 0.0, "",
-   parents=["papa_left"])
+   "sadness .6 trust .7 shame .4", 0.0, "")
 
 ev("little_nadia", "2023-02-18T16:00:00Z", R, SM,
    "\"Little Nadia isn't bad. She was seven.\"",
@@ -816,19 +814,11 @@ ev("little_nadia", "2023-02-18T16:00:00Z", R, SM,
 
 ev("biscuit", "2023-03-11T11:00:00Z", R, AX,
    "Adopted Biscuit",
-   "A scruffy three-year-old terrier mix from the Port Alder shelter, one ear up, one down. "
-   "Nadia: 'The first thing I've chosen to love on purpose since the divorce, knowing it "
+   "Her first dog: a scruffy three-year-old terrier mix from the Port Alder shelter, one ear up, "
+   "one down. Nadia: 'The first thing I've chosen to love on purpose since the divorce, knowing it "
    "might hurt.' Biscuit has been at the centre of her days ever since.",
    ["p_self", "n_biscuit", "n_larch"],
-   "joy .9 trust .7 fear .2", 0.9, "milestone",
-   flag=0, floor=0.8)
-
-ev("doormat", "2023-03-25T09:00:00Z", R, OP,
-   "Biscuit ate the doormat",
-   "She came home from a shift to find the Larch Lane doormat in thirty pieces and Biscuit "
-   "looking proud. She laughed for ten minutes.",
-   ["p_self", "n_biscuit", "n_larch"],
-   "joy .8 surprise .4", 0.7, "joy")
+   "joy .9 trust .7 fear .2", 0.9, "milestone", floor=0.8)
 
 ev("um_biscuit", "2023-04-08T20:00:00Z", R, UM,
    "Biscuit is Nadia's anchor on bad days",
@@ -867,7 +857,7 @@ ev("crane_papa", "2023-06-10T06:30:00Z", MA, SM,
    "phrases. She hadn't meant to put him in the villain. She sat with her coffee going cold.",
    ["p_author_self", "p_crane", "p_father", "n_manuscript"],
    "surprise .7 fear .4 shame .4", -0.3, "",
-   parents=["crane_ledger_page", "papa_left"])
+   parents=["crane_ledger_page"])
 
 ev("katya_pregnant", "2023-06-24T19:00:00Z", R, OP,
    "Katya is pregnant",
@@ -912,8 +902,7 @@ ev("ink_chapel", "2023-09-09T20:00:00Z", R, OP,
    "She read the Drowned Chapel chapter. Nobody spoke for a few seconds, then the group clapped. "
    "She walked home the long way, grinning at strangers.",
    ["p_self", "n_thursday_ink", "n_manuscript", "n_chapel"],
-   "joy .8 surprise .5", 0.8, "milestone",
-   parents=["ink_first"])
+   "joy .8 surprise .5", 0.8, "milestone")
 
 ev("cal_rook", "2023-09-23T06:00:00Z", FC, OP,
    "Cal Rook refuses Crane's money",
@@ -936,7 +925,7 @@ ev("cried_vera", "2023-10-15T02:00:00Z", MA, OP,
    "me go to the funeral.'",
    ["p_author_self", "p_grandma", "p_tamsin", "n_manuscript"],
    "sadness .9 trust .5", 0.1, "repair",
-   parents=["tamsin_death", "vera_died"])
+   parents=["tamsin_death"])
 
 ev("draft1_done", "2023-11-18T23:50:00Z", FM, OP,
    "First draft finished: 94,300 words",
@@ -1001,7 +990,7 @@ ev("hy_testing_sam", "2024-03-09T20:00:00Z", R, HY,
    "script checking whether he will go if pushed.",
    ["p_self", "p_sam"],
    "fear .5 shame .3", -0.3, "",
-   parents=["first_date", "leave_first"])
+   parents=["first_date"])
 
 ev("told_sam_papa", "2024-03-23T21:00:00Z", R, OP,
    "Told Sam about Papa",
@@ -1029,7 +1018,7 @@ ev("not_radio", "2024-05-18T16:30:00Z", R, AX,
    "\"It was never the radio\"",
    "In session Nadia understood, in her body and not just her head, what a seven-year-old "
    "couldn't: Papa left because of Papa. She said aloud 'I wasn't the reason' and sobbed for "
-   "ten minutes. Helen called it the most important sentence of the four years.",
+   "ten minutes. Helen called it the breakthrough of their four years of work.",
    ["p_self", "p_therapist", "p_father"],
    "sadness .7 trust .8 joy .4 shame .2", 0.4, "repair",
    parents=["little_nadia"], flag=1, floor=0.85)
@@ -1052,7 +1041,8 @@ ev("hm_training", "2024-06-22T07:00:00Z", R, OP,
 ev("money_crisis", "2024-07-06T22:00:00Z", R, OP,
    "Car repair and a rent rise in the same week",
    "The car failed its inspection (£640) and the Larch Lane rent went up nine per cent. She "
-   "stopped sleeping properly and ate toast for dinner four nights running.",
+   "stopped sleeping properly and ate toast for dinner four nights running. The money worries "
+   "were back in full.",
    ["p_self", "n_money", "n_larch"],
    "fear .8 shame .5", -0.7, "burden",
    bio=bio(hrv=53, sleep=0.35, stress=0.8, hr="elevated_3d"))
@@ -1109,7 +1099,7 @@ ev("crane_wound", "2024-09-28T06:00:00Z", FC, OP,
    "father's before it was his. He collects debts because nobody forgave his.",
    ["p_crane", "n_ledger", "n_greywick"],
    "sadness .5 surprise .6 disgust .2", -0.3, "",
-   parents=["crane_ledger_page", "beta"])
+   parents=["beta"])
 
 ev("dana_job", "2024-10-12T11:00:00Z", R, OP,
    "Coffee with Dana after her layoff",
@@ -1132,7 +1122,7 @@ ev("katya_repair1", "2024-11-09T20:00:00Z", R, OP,
    "themselves.",
    ["p_self", "p_sister", "p_father"],
    "trust .9 sadness .6 joy .4", 0.6, "repair",
-   parents=["katya_call", "katya_fight1"])
+   parents=["katya_call"])
 
 ev("um_katya_safe", "2024-11-23T20:00:00Z", R, UM,
    "Katya is now a safe person for Nadia",
@@ -1141,13 +1131,6 @@ ev("um_katya_safe", "2024-11-23T20:00:00Z", R, UM,
    ["p_self", "p_sister"],
    "trust .6", 0.4, "",
    parents=["katya_repair1"])
-
-ev("sam_party", "2024-12-14T21:00:00Z", R, OP,
-   "Left Sam's workshop party early",
-   "Loud room, forty strangers, someone asked what she 'really' does. She left with Biscuit "
-   "after an hour and apologised too much in a text.",
-   ["p_self", "p_sam", "n_biscuit"],
-   "fear .5 shame .3", -0.3, "")
 
 ev("ny_call", "2024-12-28T19:00:00Z", R, OP,
    "Новогодний звонок: мама поёт бабушкину песню",
@@ -1203,16 +1186,14 @@ ev("ambiguous_grief", "2025-03-08T16:00:00Z", R, OP,
    "Helen called it ambiguous grief: mourning both the man and the father he never was. Nadia "
    "said the word 'both' helped more than anything else that month.",
    ["p_self", "p_therapist", "p_father"],
-   "trust .7 sadness .6", 0.1, "",
-   parents=["papa_died"])
+   "trust .7 sadness .6", 0.1, "")
 
 ev("um_boundary", "2025-03-22T20:00:00Z", R, UM,
    "Don't probe the details of Papa's death",
    "Nadia asked not to be asked about the funeral, the cause of death or his other family unless "
    "she brings them up. She is willing to talk about Papa; she wants to choose when.",
    ["p_self", "p_father", "n_boundary_papa"],
-   "trust .5 fear .3", 0.0, "boundary",
-   parents=["papa_died"], floor=0.6)
+   "trust .5 fear .3", 0.0, "boundary", floor=0.6)
 
 ev("suitcase", "2025-04-05T17:00:00Z", R, OP,
    "The blue suitcase arrives",
@@ -1220,8 +1201,7 @@ ev("suitcase", "2025-04-05T17:00:00Z", R, OP,
    "suitcase from 1999, and in it a folder of Nadia's and Katya's childhood drawings, kept for "
    "twenty-six years.",
    ["p_self", "p_father", "p_sister"],
-   "surprise .9 sadness .8 anger .3", -0.6, "wound",
-   parents=["papa_died"])
+   "surprise .9 sadness .8 anger .3", -0.6, "wound")
 
 ev("hy_drawings", "2025-04-06T20:00:00Z", R, HY,
    "Maybe he kept the drawings because he loved them",
@@ -1260,13 +1240,6 @@ ev("hy_ready", "2025-06-07T20:00:00Z", R, HY,
    "actions may be ahead of her words.",
    ["p_self", "p_sam"],
    "anticipation .5 fear .3 trust .4", 0.3, "")
-
-ev("mama_visit", "2025-06-21T15:00:00Z", R, OP,
-   "Visiting Mama: she seems slower",
-   "Mama's blood pressure is up and she climbs the stairs slowly now. The first time Nadia saw "
-   "her mother as old.",
-   ["p_self", "p_mother"],
-   "fear .5 sadness .4 trust .4", -0.3, "")
 
 ev("query_letter", "2025-07-05T20:00:00Z", FM, OP,
    "Query letter workshop",
@@ -1311,8 +1284,7 @@ ev("dishes_fight", "2025-09-20T21:00:00Z", R, OP,
    "About dishes, officially. Really about having no room of her own. She went for a walk "
    "mid-sentence and felt the old urge to keep walking.",
    ["p_self", "p_sam", "n_quarry"],
-   "anger .5 fear .4 sadness .3", -0.4, "conflict",
-   parents=["move_sam"])
+   "anger .5 fear .4 sadness .3", -0.4, "conflict")
 
 ev("writing_nook", "2025-09-21T11:00:00Z", R, OP,
    "Sam builds a writing nook under the stairs",
@@ -1336,7 +1308,7 @@ ev("queries", "2025-10-25T20:00:00Z", FM, OP,
    "Then she closed the laptop and hid it in a drawer.",
    ["p_self", "n_manuscript", "n_draft3", "n_query"],
    "anticipation .8 fear .5", 0.4, "ship",
-   parents=["draft2_done", "query_letter"])
+   parents=["query_letter"])
 
 ev("rejections", "2025-11-15T21:00:00Z", R, OP,
    "Five rejections in a week",
@@ -1352,7 +1324,7 @@ ev("impostor2", "2025-11-29T06:30:00Z", MA, OP,
    "and answered it in writing: 'I am a barista who finished three drafts of a novel.'",
    ["p_author_self", "n_impostor", "n_morning_pages"],
    "shame .4 anger .4 trust .4", 0.2, "repair",
-   parents=["rejections", "impostor1"])
+   parents=["rejections"])
 
 ev("pelmeni", "2025-12-13T16:00:00Z", R, OP,
    "Лепили пельмени у мамы",
@@ -1452,8 +1424,7 @@ ev("edit_letter", "2026-05-23T16:00:00Z", FM, OP,
    "Eleven pages: make Wren's choice sympathetic, let Crane's wound show earlier, trim Part Two "
    "by 10,000 words. Nadia felt seen and terrified.",
    ["p_self", "p_leonie", "n_manuscript", "n_draft3", "p_wren", "p_crane"],
-   "anticipation .6 fear .4 trust .5", 0.3, "",
-   parents=["agent"])
+   "anticipation .6 fear .4 trust .5", 0.3, "")
 
 ev("hy_wren_forgive", "2026-06-06T20:00:00Z", MA, HY,
    "Making Wren sympathetic might mirror forgiving Katya",
@@ -1461,12 +1432,12 @@ ev("hy_wren_forgive", "2026-06-06T20:00:00Z", MA, HY,
    "with Katya, done on paper.",
    ["p_author_self", "p_wren", "p_sister"],
    "trust .5 sadness .3", 0.3, "",
-   parents=["edit_letter", "wren_is_katya"])
+   parents=["edit_letter"])
 
 ev("biscuit_hurt", "2026-06-20T19:00:00Z", R, OP,
    "Biscuit tears a ligament",
-   "Biscuit came back from the trail limping. The vet found a torn cruciate ligament: surgery, "
-   "£1,900, eight weeks of crate rest. Nadia held him in the car park and shook.",
+   "Her dog Biscuit came back from the trail limping. The vet found a torn cruciate ligament: "
+   "surgery, £1,900, eight weeks of crate rest. Nadia held him in the car park and shook.",
    ["p_self", "n_biscuit", "n_money", "n_trail"],
    "fear .8 sadness .6", -0.7, "burden",
    bio=bio(hrv=52, sleep=0.35, stress=0.8, hr="elevated_3d"))
@@ -1477,7 +1448,7 @@ ev("vet_bill", "2026-06-21T12:00:00Z", R, OP,
    "instinct was to refuse; she let them help.",
    ["p_self", "p_sam", "p_sister", "n_biscuit", "n_money"],
    "trust .9 guilt .3 joy .4", 0.6, "repair",
-   parents=["biscuit_hurt", "not_a_burden"])
+   parents=["biscuit_hurt"])
 
 ev("biscuit_home", "2026-07-11T17:00:00Z", R, OP,
    "Biscuit home after surgery",
@@ -1493,7 +1464,7 @@ ev("wren_letter", "2026-07-25T06:00:00Z", FC, OP,
    "their father's debt so Crane's interest would never reach Ilse. She left to protect her.",
    ["p_wren", "p_ilse", "p_crane", "n_ledger", "n_letters"],
    "sadness .6 trust .6 surprise .5", 0.2, "",
-   parents=["wren_signs", "edit_letter"])
+   parents=["wren_signs"])
 
 ev("overwork2", "2026-08-08T23:30:00Z", R, OP,
    "Revisions, shifts and the vet: five hours' sleep",
@@ -1509,7 +1480,7 @@ ev("um_warning", "2026-08-15T20:00:00Z", R, UM,
    "again. Worth naming gently and early.",
    ["p_self", "n_burnout"],
    "fear .3", -0.2, "",
-   parents=["overwork2", "burnout"])
+   parents=["overwork2"])
 
 ev("extension", "2026-08-22T16:00:00Z", R, OP,
    "Asked Leonie for more time",
@@ -1533,7 +1504,7 @@ ev("revision_sent", "2026-09-05T17:00:00Z", FM, OP,
    "four. She pressed send from the writing nook and took Biscuit to the sea.",
    ["p_self", "n_manuscript", "n_draft3", "p_leonie"],
    "joy .8 anticipation .7", 0.8, "ship",
-   parents=["edit_letter", "extension"])
+   parents=["edit_letter"])
 
 ev("mama_fall", "2026-09-12T09:00:00Z", R, OP,
    "Mama fell on the stairs",
@@ -1558,7 +1529,6 @@ ev("katya_fight2", "2026-09-21T21:00:00Z", R, OP,
    "sister for the first time since 2020.",
    ["p_self", "p_sister", "p_mother"],
    "anger .8 sadness .6 guilt .5 shame .4", -0.75, "conflict",
-   parents=["mama_cope"],
    bio=bio(hrv=53, sleep=0.35, stress=0.75, hr="elevated_overnight"))
 
 ev("coffee_dana_katya", "2026-09-23T10:30:00Z", R, OP,
@@ -1575,7 +1545,7 @@ ev("hy_loyal_daughter", "2026-09-27T20:00:00Z", R, HY,
    "other of it. Mama's care is where Papa's absence is still being argued.",
    ["p_self", "p_sister", "p_mother", "p_father"],
    "sadness .4 guilt .3", -0.2, "",
-   parents=["katya_fight2", "katya_repair1"])
+   parents=["katya_fight2"])
 
 ev("katya_repair2", "2026-10-03T18:00:00Z", R, OP,
    "Made up with Katya: a shared care plan",
@@ -1630,8 +1600,7 @@ ev("marriage_talk", "2026-10-29T21:00:00Z", R, OP,
    "In the kitchen, gently, Sam asked whether she could imagine marrying again. Her chest "
    "tightened; she stayed at the table and said, 'Ask me properly in the spring.'",
    ["p_self", "p_sam", "n_quarry"],
-   "joy .7 fear .4 trust .8 surprise .4", 0.6, "",
-   parents=["move_sam"])
+   "joy .7 fear .4 trust .8 surprise .4", 0.6, "")
 
 ev("hy_tom_not_sam", "2026-10-30T09:00:00Z", R, HY,
    "Her fear of marriage may be about Tom, not Sam",
@@ -1639,7 +1608,7 @@ ev("hy_tom_not_sam", "2026-10-30T09:00:00Z", R, HY,
    "suitcase, not to anything Sam has done.",
    ["p_self", "p_sam", "p_tom"],
    "fear .4 trust .4", 0.0, "",
-   parents=["marriage_talk", "separation"])
+   parents=["marriage_talk"])
 
 ev("suitcase_dream", "2026-10-30T07:00:00Z", R, OP,
    "Dream of the blue suitcase",
@@ -1647,7 +1616,7 @@ ev("suitcase_dream", "2026-10-30T07:00:00Z", R, OP,
    "sleep. Four hours in total.",
    ["p_self", "p_father"],
    "fear .6 sadness .6", -0.5, "wound",
-   parents=["suitcase", "marriage_talk"],
+   parents=["suitcase"],
    bio=bio(hrv=55, sleep=0.3, stress=0.65, hr="elevated_overnight"))
 
 ev("halloween", "2026-10-31T16:00:00Z", R, OP,
@@ -1658,10 +1627,178 @@ ev("halloween", "2026-10-31T16:00:00Z", R, OP,
    "joy .9 surprise .3", 0.9, "joy")
 
 
+# ---------------------------------------------------------------- reflections across the years
+# Self-model beliefs, the companion's model of Nadia, and tentative hypotheses. Kept together
+# here for review; the builder orders every event by time.
+ev("hy_insomnia", "2020-08-01T09:00:00Z", R, HY,
+   "Her insomnia may track what goes unsaid",
+   "The worst nights this summer followed days with an unspoken disagreement, like the one with "
+   "Tom about children. Sleep may be where the unsaid things go.",
+   ["p_self", "p_tom"],
+   "fear .3 sadness .3", -0.2, "",
+   parents=["kids_argument"])
+
+ev("hy_ilse_braver", "2021-08-14T06:30:00Z", MA, HY,
+   "Maybe Ilse is braver so Nadia can practise",
+   "Ilse says no to Crane at the door; Nadia has never said no to Greg. Perhaps the character "
+   "is a rehearsal space for a courage Nadia is still growing.",
+   ["p_author_self", "p_ilse", "p_crane", "p_greg"],
+   "anticipation .4 shame .2", 0.2, "",
+   parents=["crane_intro"])
+
+ev("um_russian", "2021-12-20T20:00:00Z", R, UM,
+   "Nadia switches to Russian when something moves her",
+   "Her most tender and most painful entries are in Russian: Baba Vera, Mama's letters, Papa. "
+   "A switch of language is a sign that something matters a great deal.",
+   ["p_self", "n_russian", "p_mother", "p_grandma"],
+   "trust .4 sadness .3", 0.1, "",
+   parents=["mama_letter_rest"])
+
+ev("hy_mama_nineties", "2022-02-19T21:00:00Z", R, HY,
+   "The money panic may echo Mama's nineties",
+   "Nadia's spreadsheet nights look like Mama's kitchen-table sums after Papa left. The fear "
+   "may be older than her own bank balance.",
+   ["p_self", "p_mother", "n_money"],
+   "fear .4 sadness .3", -0.3, "",
+   parents=["money1"])
+
+ev("rest_not_reward", "2022-03-26T16:00:00Z", R, SM,
+   "\"Rest is not a reward I have to earn\"",
+   "A belief she is trying on after the first month of café shifts. She notices she still "
+   "apologises for sitting down.",
+   ["p_self", "p_therapist", "n_burnout"],
+   "trust .4 shame .3", 0.2, "repair",
+   parents=["not_job_title"])
+
+ev("um_humour", "2022-04-16T20:00:00Z", R, UM,
+   "Humour is Nadia's first shield",
+   "In the week after the separation she made jokes about the coffee machine custody. A joke "
+   "in a hard moment usually means 'don't come closer yet', not 'I'm fine'.",
+   ["p_self", "p_tom"],
+   "sadness .4 joy .2", 0.0, "")
+
+ev("um_sleep_selftalk", "2022-08-27T20:00:00Z", R, UM,
+   "Bad-sleep weeks predict harsh self-talk",
+   "When her watch shows low sleep and falling HRV for several days, her words about herself get "
+   "harsher within a day or two. Body first, story second.",
+   ["p_self", "n_money", "n_burnout"],
+   "fear .3 shame .3", -0.2, "",
+   parents=["dental_bill"])
+
+ev("hy_tom_lonely", "2022-11-05T20:00:00Z", R, HY,
+   "Tom's loneliness may have been real, not an accusation",
+   "Months later Nadia can hold the idea that Tom was describing his own loneliness, not "
+   "passing a verdict on her.",
+   ["p_self", "p_tom"],
+   "sadness .4 guilt .3 trust .3", 0.0, "",
+   parents=["hy_left_first"])
+
+ev("hy_cafe_safety", "2023-01-28T20:00:00Z", R, HY,
+   "The café job may be choosing safety over ambition",
+   "She is good at the café and the café is safe. A possibility: staying small keeps her away "
+   "from the kind of praise that once burned her out.",
+   ["p_self", "n_juniper", "n_brightline"],
+   "fear .3 anticipation .3", 0.0, "")
+
+ev("i_run", "2023-05-20T08:00:00Z", R, SM,
+   "\"I'm someone who runs\"",
+   "A week after the 10k she caught herself saying 'I'm a runner' to a customer, with no "
+   "'sort of'. Identity built from small repeated proofs.",
+   ["p_self", "n_running"],
+   "joy .6 trust .4", 0.6, "")
+
+ev("um_undersells", "2023-09-16T20:00:00Z", R, UM,
+   "Nadia undersells her achievements",
+   "After the applause at Thursday Ink she described it as 'people being nice'. She adds 'sort "
+   "of' and 'just' to anything she is proud of.",
+   ["p_self", "n_thursday_ink"],
+   "shame .3 joy .2", 0.0, "",
+   parents=["ink_chapel"])
+
+ev("i_finish", "2023-11-25T16:00:00Z", R, SM,
+   "\"I finish things now\"",
+   "After the first draft: the woman who left a career half-way can also finish a 94,000-word "
+   "novel. She said it twice, to check it held.",
+   ["p_self", "n_manuscript", "n_draft1"],
+   "joy .6 trust .5 surprise .2", 0.6, "")
+
+ev("ferry", "2024-05-04T06:00:00Z", FC, OP,
+   "Ilse and Cal on the night ferry",
+   "Cal rows Ilse across the bay to find out where Crane's money goes. Halfway over she tells "
+   "him about the letters. He doesn't laugh.",
+   ["p_ilse", "p_cal", "n_letters", "p_crane"],
+   "trust .7 fear .3 anticipation .5", 0.4, "",
+   parents=["cal_rook"])
+
+ev("um_sam_steady", "2024-07-27T20:00:00Z", R, UM,
+   "Sam's steadiness calms Nadia",
+   "After the money conversation she described Sam as 'the first person who didn't flinch'. "
+   "Mentions of Sam usually come with lower tension.",
+   ["p_self", "p_sam"],
+   "trust .6", 0.4, "",
+   parents=["told_sam_money"])
+
+ev("not_papas_suitcase", "2025-03-15T16:00:00Z", R, SM,
+   "\"I'm Mama's daughter, not Papa's suitcase\"",
+   "After deciding not to go to the funeral Nadia said her staying-away is not the same as his "
+   "leaving. She chooses who she shows up for.",
+   ["p_self", "p_mother", "p_father"],
+   "trust .5 sadness .4 anger .2", 0.2, "repair",
+   parents=["no_funeral"])
+
+ev("take_space", "2025-09-27T16:00:00Z", R, SM,
+   "\"I'm allowed to take up space\"",
+   "Since the writing nook she has left her notebooks on the kitchen table and not tidied them "
+   "away. A small thing she calls a big thing.",
+   ["p_self", "n_quarry", "p_sam"],
+   "joy .5 trust .5", 0.5, "repair",
+   parents=["writing_nook"])
+
+ev("um_rejection", "2025-11-22T20:00:00Z", R, UM,
+   "Rejection reopens the radio story",
+   "Agent rejections landed as 'I am the reason people go'. Rejection of any kind can reach the "
+   "seven-year-old part; respond to that part, not to the business facts.",
+   ["p_self", "n_query", "p_father"],
+   "shame .4 sadness .3", -0.3, "",
+   parents=["rejections"])
+
+ev("um_february", "2026-02-07T20:00:00Z", R, UM,
+   "February is heavy for Nadia",
+   "Baba Vera died in February, Papa died in February, Papa left in February. She may not "
+   "connect a low mood to the date; the calendar does.",
+   ["p_self", "p_grandma", "p_father"],
+   "sadness .5", -0.3, "",
+   parents=["um_december"])
+
+ev("hy_crane_hope", "2026-04-04T06:30:00Z", MA, HY,
+   "Crane's open ending may hold a hope about Papa",
+   "Nadia refused to let Crane clearly drown. Maybe the ambiguity keeps open the possibility "
+   "that a man who hurt people had reasons, and might have been sorry.",
+   ["p_author_self", "p_crane", "p_father"],
+   "sadness .4 trust .3", 0.0, "",
+   parents=["crane_sea"])
+
+ev("hy_mama_burden", "2026-09-15T20:00:00Z", R, HY,
+   "Mama's 'I'll manage' may be fear of being a burden",
+   "Mama insists on coping alone the way Nadia does. The stubbornness may be the same fear, one "
+   "generation up.",
+   ["p_mother", "p_self"],
+   "sadness .3 trust .3", 0.0, "",
+   parents=["mama_cope"])
+
+ev("orchard_blooms", "2026-10-27T06:00:00Z", FC, OP,
+   "The orchard blooms in salt",
+   "The last scene: spring in Greywick, and the grafted tree from Tamsin's branch flowers on "
+   "salt ground. Wren comes home on the morning coach. Ilse walks down to meet her.",
+   ["n_orchard", "p_ilse", "p_wren", "p_tamsin", "n_greywick"],
+   "joy .7 trust .7 sadness .2", 0.7, "",
+   parents=["tamsin_death"])
+
+
 # =========================================================================== facts
 # (entity, text, confidence, belief_class, domain)
 FACTS = [
-    ("p_self", "Nadia Volkova was born in 1992 and moved to Port Alder with her mother and "
+    ("p_self", "Nadia Volkova was born in 1991 and moved to Port Alder with her mother and "
      "sister at nine.", 0.95, AX, R),
     ("p_self", "Nadia is bilingual in Russian and English; she speaks Russian with her mother "
      "and sister.", 0.95, SM, R),
@@ -1670,7 +1807,8 @@ FACTS = [
      "July 2025.", 0.9, OP, R),
     ("p_self", "Nadia believed for most of her life that her father left because she broke his "
      "radio.", 0.9, AX, R),
-    ("p_self", "Nadia tends to withdraw first in relationships so she cannot be left.", 0.75, SM, R),
+    ("p_self", "Nadia tends to withdraw first in relationships so she cannot be left.", 0.75,
+     SM, R),
     ("p_self", "Nadia drinks a flat white and always shares a cardamom bun.", 0.8, UM, R),
     ("p_self", "Nadia prefers being asked questions to being reassured.", 0.8, UM, R),
     ("p_self", "Надя говорит «всё хорошо», когда ей плохо.", 0.7, UM, R),
@@ -1744,6 +1882,8 @@ FACTS = [
      SM, MA),
 ]
 
+# fmt: on
+
 
 # =========================================================================== build
 def build() -> dict:
@@ -1752,7 +1892,16 @@ def build() -> dict:
     if len(set(ids)) != len(ids):
         raise ValueError("duplicate event id")
     key_of = {eid: f"e{i:03d}" for i, eid in enumerate(ids, start=1)}
+    position = {eid: i for i, eid in enumerate(ids)}
     entity_keys = {e[0] for e in ENTITIES}
+    if len(entity_keys) != len(ENTITIES):
+        raise ValueError("duplicate entity key")
+    for f, t, kind, _ in RELATIONS:
+        if f not in entity_keys or t not in entity_keys:
+            raise ValueError(f"relation {f} -{kind}-> {t}: unknown entity")
+    for ent, text, *_ in FACTS:
+        if ent not in entity_keys:
+            raise ValueError(f"fact {text!r}: unknown entity {ent}")
 
     events = []
     for i, e in enumerate(ordered):
@@ -1767,7 +1916,7 @@ def build() -> dict:
         for p in e["parents"]:
             if p not in key_of:
                 raise ValueError(f"{e['id']}: unknown parent {p}")
-            if ids.index(p) >= i:
+            if position[p] >= i:
                 raise ValueError(f"{e['id']}: parent {p} is not earlier")
         for k in e["ents"]:
             if k not in entity_keys:
@@ -1795,13 +1944,18 @@ def build() -> dict:
     return {
         "format": "pulse-corpus/1",
         "now": NOW,
-        "entities": [{"key": k, "name": n, "kind": kind, "aliases": a, "domain": d}
-                     for k, n, kind, d, a in ENTITIES],
-        "relations": [{"from": f, "to": t, "kind": kind, "strength": s}
-                      for f, t, kind, s in RELATIONS],
+        "entities": [
+            {"key": k, "name": n, "kind": kind, "aliases": a, "domain": d}
+            for k, n, kind, d, a in ENTITIES
+        ],
+        "relations": [
+            {"from": f, "to": t, "kind": kind, "strength": s} for f, t, kind, s in RELATIONS
+        ],
         "events": events,
-        "facts": [{"entity": ent, "text": text, "confidence": c, "belief_class": cls,
-                   "domain": dom} for ent, text, c, cls, dom in FACTS],
+        "facts": [
+            {"entity": ent, "text": text, "confidence": c, "belief_class": cls, "domain": dom}
+            for ent, text, c, cls, dom in FACTS
+        ],
     }
 
 
@@ -1819,8 +1973,10 @@ def main(argv: list[str]) -> int:
         return 0
     OUT.write_text(text, encoding="utf-8")
     data = json.loads(text)
-    print(f"wrote {OUT} ({len(data['events'])} events, {len(data['entities'])} entities, "
-          f"{len(data['relations'])} relations, {len(data['facts'])} facts)")
+    print(
+        f"wrote {OUT} ({len(data['events'])} events, {len(data['entities'])} entities, "
+        f"{len(data['relations'])} relations, {len(data['facts'])} facts)"
+    )
     return 0
 
 

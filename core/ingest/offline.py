@@ -1,0 +1,335 @@
+"""The offline extractor (INGEST §3): deterministic heuristics, no network.
+
+decompose(): sentences → intensity ι = significance × certainty (× a first-person weight) and a
+valence; adjacent sentences on the same side of θ are kept together, so an ordinary chat turn
+is one segment and a turn that mentions a life event in passing becomes two.
+mentions(): speakers, capitalised names (not at a sentence start, not common words),
+relationship phrases ("my sister", "mom"), places after in/at/to/from, projects and orgs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from core.ingest.extraction import EntitySpec, Extraction, FactSpec, RelationSpec, SegmentSpec
+
+THETA = 0.6
+PASTED_MIN_WORDS = 100
+PASTED_MAX_FIRST_PERSON = 0.02
+PASTED_INTENSITY = 0.05
+
+_SENTENCE = re.compile(r"(?<=[.!?…])[\"')\]]*\s+(?=[\"'(\[]?[A-ZА-ЯЁ0-9])|\n+")
+_WORD = re.compile(r"[A-Za-zА-Яа-яЁё][A-Za-zА-Яа-яЁё'’\-]*")
+
+# Life events: (stem regex, polarity, structural anchor → user_flag suggestion)
+LIFE_EVENTS: list[tuple[str, str, bool]] = [
+    (r"died|passed away|death|funeral|lost my|killed", "neg", True),
+    (r"diagnos\w*|cancer|tumou?r|surgery|hospitali[sz]ed|chemo\w*", "neg", True),
+    (r"divorc\w*|separated", "neg", True),
+    (r"married|marry|marrying|wedding|engaged|proposed to", "pos", True),
+    (r"fired|laid off|layoff|lost (?:my|the) job|unemployed", "neg", False),
+    (r"pregnan\w*|expecting a baby|miscarriage", "pos", True),
+    (r"moved (?:to|out|in|away|house)|relocat\w*|moving to", "neu", False),
+    (r"quit (?:my|the)|resign\w*", "neu", False),
+    (r"graduat\w*|degree|diploma", "pos", False),
+    (r"was born|gave birth|birth of|newborn", "pos", True),
+    (r"accident|crash(?:ed)?|injur\w*", "neg", False),
+    (r"broke up|breakup|break-up|dumped", "neg", False),
+    (r"adopt\w*", "pos", True),
+    (r"promot\w*|new job|hired|got the job", "pos", False),
+    (r"came out|coming out|transition\w*|identity", "pos", True),
+    (r"abus\w*|assault\w*|trauma\w*|attack(?:ed)?", "neg", True),
+    (r"умер|умерла|развод|свадьб|уволил|беремен|переехал|диагноз", "neu", True),
+]
+_LIFE = [(re.compile(rf"\b(?:{p})\b", re.I), pol, anchor) for p, pol, anchor in LIFE_EVENTS]
+
+RELATIONSHIPS = {
+    "mom": "mother", "mother": "mother", "mum": "mother", "mommy": "mother", "dad": "father",
+    "father": "father", "daddy": "father", "sister": "sister", "brother": "brother",
+    "husband": "husband", "wife": "wife", "partner": "partner", "boyfriend": "boyfriend",
+    "girlfriend": "girlfriend", "son": "son", "daughter": "daughter", "grandma": "grandmother",
+    "grandmother": "grandmother", "grandpa": "grandfather", "grandfather": "grandfather",
+    "aunt": "aunt", "uncle": "uncle", "cousin": "cousin", "niece": "niece", "nephew": "nephew",
+    "friend": "friend", "best friend": "best friend", "boss": "boss", "therapist": "therapist",
+    "fiance": "fiancé", "fiancé": "fiancé", "fiancée": "fiancée", "kids": "children",
+    "children": "children", "parents": "parents", "coworker": "coworker",
+    "colleague": "colleague", "mentor": "mentor", "roommate": "roommate", "dog": "dog",
+    "cat": "cat", "baby": "baby",
+}
+_REL_WORDS = sorted(RELATIONSHIPS, key=len, reverse=True)
+_REL_PHRASE = re.compile(
+    r"\b(?:my|our)\s+(?:(?:little|big|older|younger|late|new|old|best|dear)\s+)?("
+    + "|".join(re.escape(w) for w in _REL_WORDS) + r")\b(?:,?\s+([A-Z][a-z]+))?", re.I)
+_BARE_PARENT = re.compile(r"\b(Mom|Dad|Mum|Grandma|Grandpa)\b")
+RELATION_WORDS = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in _REL_WORDS)
+                            + r"|family|love|relationship|together)\b", re.I)
+
+HEDGES = re.compile(r"\b(?:maybe|perhaps|probably|possibly|might|may be|i think|i guess|"
+                    r"not sure|kind of|sort of|i suppose|could be|seems?|if)\b", re.I)
+FIRST_PERSON = {"i", "i'm", "im", "i've", "i'd", "i'll", "me", "my", "mine", "myself", "we",
+                "we're", "we've", "our", "ours", "us", "я", "мне", "меня", "мой", "моя", "мы"}
+
+# Capitalised words that are not names (sentence starters, interjections, calendar words …).
+NOT_NAMES = set("""
+I I'm I've I'd I'll Im OK Ok Okay Yes Yeah Yep No Nope Oh Ah Wow Hey Hi Hello Thanks Thank
+Sure Well So And But Or Yet Because Also Then Now Today Tomorrow Yesterday Tonight Anyway
+Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June
+July August September October November December Mr Mrs Ms Dr St The A An This That These Those
+It Its It's He She They We You Your My Our His Her Their Them What When Where Why How Who Which
+Whatever Wherever God Lord Jesus Christmas Easter Halloween Thanksgiving English Internet TV
+LGBTQ LGBT LGBTQ+ USA US UK EU AI DIY Mom Dad Mum Grandma Grandpa Haha Lol LOL Omg OMG Aww Ugh
+Cool Great Nice Awesome Amazing Good Bad Congrats Congratulations Absolutely Definitely Totally
+Just Really Very Please Sorry Hmm Um Uh Bye Goodbye Cheers Love Dear Happy Merry New Old
+Let Let's Can Could Would Should Will Did Do Does Is Are Was Were Have Has Had Being Been Not
+Instagram Facebook Twitter YouTube Google Netflix Spotify Zoom Pride Black White Asian
+""".split())
+PLACE_PREP = re.compile(r"\b(?:in|to|from|visited|visiting|near)\s+((?:[A-Z][a-z]+)(?:\s+[A-Z][a-z]+)?)")
+AT_PREP = re.compile(r"\bat\s+((?:[A-Z][a-zA-Z&]+)(?:\s+[A-Z][a-zA-Z&]+)*)")
+ORG_SUFFIX = re.compile(r"\b((?:[A-Z][a-zA-Z&]+\s+)+(?:Inc|Corp|Ltd|LLC|University|College|"
+                        r"School|Hospital|Company|Club|Center|Centre|Foundation|Institute|"
+                        r"Bank|Church|Academy|Studio|Agency|Group))\b")
+PROJECT = re.compile(r"\b(?:project|working on|building|writing|my (?:book|novel|app|startup|"
+                     r"band|podcast|blog|channel|business))\s+(?:called\s+|named\s+)?"
+                     r"[\"“']?([A-Z][\w\-]*(?:\s+[A-Z][\w\-]*)*)")
+STOPWORDS = set("""
+a an the and or but if so to of in on at for with from by about as into like through after over
+between out against during without before under around among is are was were be been being am
+do does did have has had having i me my myself we our ours us you your yours he him his she her
+hers it its they them their what which who whom this that these those there here then than too
+very can will just don't should now not no nor only own same some such both each few more most
+other any all also really yeah yes oh wow hey hi hello thanks thank great good nice cool lot
+much many get got go going gone went make made know think thought feel felt want wanted way
+thing things one ones time times day days still even well back would could might must shall
+i'm i've it's that's you're we're they're can't didn't isn't wasn't let let's sure right maybe
+""".split())
+
+
+@dataclass
+class Sentence:
+    text: str
+    intensity: float
+    valence: str
+    sentiment: float
+    anchor: bool
+    life: bool
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text)
+
+
+def first_person_ratio(tokens: Sequence[str]) -> float:
+    return sum(1 for t in tokens if t.lower() in FIRST_PERSON) / max(1, len(tokens))
+
+
+def topic_words(text: str, limit: int = 8) -> list[str]:
+    seen: dict[str, None] = {}
+    for w in words(text):
+        low = w.lower().strip("'’-")
+        if len(low) >= 4 and low not in STOPWORDS:
+            seen.setdefault(low[:-1] if low.endswith("s") and len(low) > 4 else low, None)
+    return list(seen)[:limit]
+
+
+_POS = ("joy", "trust", "anticipation")
+_NEG = ("sadness", "anger", "fear", "disgust", "shame", "guilt")
+
+
+def score_sentence(text: str, emotions: dict[str, float], *, role: str = "") -> Sentence:
+    """ι = significance × certainty × person weight, in 0..1."""
+    tokens = words(text)
+    life_pol, anchor, life = "neu", False, False
+    for pattern, pol, is_anchor in _LIFE:
+        if pattern.search(text):
+            life, anchor = True, anchor or is_anchor
+            life_pol = pol if life_pol == "neu" else life_pol
+    strongest = max(emotions.values(), default=0.0)
+    significance = 0.2
+    if life:
+        significance = 0.85
+    if RELATION_WORDS.search(text):
+        significance += 0.15
+    significance += 0.35 * strongest
+    if len(tokens) <= 3:
+        significance *= 0.5  # "Thanks!", "Wow, cool."
+    certainty = 1.0
+    if HEDGES.search(text):
+        certainty *= 0.6
+    if text.rstrip().endswith("?"):
+        certainty *= 0.5
+    person = 1.0 if any(t.lower() in FIRST_PERSON for t in tokens) else 0.75
+    if role == "assistant":
+        person *= 0.5
+    intensity = max(0.0, min(1.0, significance * certainty * person))
+    pos = sum(emotions.get(e, 0.0) for e in _POS)
+    neg = sum(emotions.get(e, 0.0) for e in _NEG)
+    if life_pol == "pos":
+        pos += 0.5
+    elif life_pol == "neg":
+        neg += 0.5
+    sentiment = max(-1.0, min(1.0, pos - neg))
+    valence = "pos" if sentiment > 0.15 else "neg" if sentiment < -0.15 else "neu"
+    return Sentence(text, round(intensity, 4), valence, round(sentiment, 4), anchor, life)
+
+
+def is_pasted(text: str) -> bool:
+    tokens = words(text)
+    return len(tokens) >= PASTED_MIN_WORDS and first_person_ratio(tokens) < PASTED_MAX_FIRST_PERSON
+
+
+def group(scored: list[Sentence], theta: float = THETA) -> list[list[Sentence]]:
+    """Adjacent sentences on the same side of θ stay together."""
+    groups: list[list[Sentence]] = []
+    for s in scored:
+        if groups and (groups[-1][-1].intensity >= theta) == (s.intensity >= theta):
+            groups[-1].append(s)
+        else:
+            groups.append([s])
+    return groups
+
+
+# -- mentions ----------------------------------------------------------------------------------
+
+def _name_candidates(text: str) -> list[str]:
+    """Capitalised words (and runs of them) not at a sentence start and not common words."""
+    out: list[str] = []
+    for sent in sentences(text):
+        toks = list(re.finditer(r"[A-Za-z][A-Za-z'’\-]*", sent))
+        i = 0
+        while i < len(toks):
+            tok = toks[i].group(0)
+            if tok[0].isupper() and i > 0 and tok not in NOT_NAMES and len(tok) > 1 \
+                    and not tok.isupper() and tok.rstrip("'’s") not in NOT_NAMES:
+                run = [tok]
+                j = i + 1
+                while j < len(toks) and toks[j].group(0)[0].isupper() \
+                        and toks[j].group(0) not in NOT_NAMES \
+                        and sent[toks[j - 1].end():toks[j].start()] == " ":
+                    run.append(toks[j].group(0))
+                    j += 1
+                name = " ".join(run)
+                name = re.sub(r"['’]s$", "", name)
+                out.append(name)
+                i = j
+            else:
+                i += 1
+    return out
+
+
+def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: list[dict[str, float]],
+                    sents: list[str], known_people: set[str] = frozenset(),
+                    glossary: Sequence[str] = (), light: bool = False) -> Extraction:
+    """One observation's extraction. `sents` are sentences(text) (or [text] when pasted) and
+    `sentence_emotions` their lexicon tags, computed in one batch by the caller."""
+    ex = Extraction()
+    refs: dict[tuple[str, str], str] = {}
+
+    def entity(name: str, kind: str, *, is_self: bool = False, aliases: Sequence[str] = ()) -> str:
+        key = (name.lower(), kind)
+        if key not in refs:
+            refs[key] = f"n{len(refs)}"
+            ex.entities.append(EntitySpec(refs[key], name, kind, list(aliases), is_self))
+        return refs[key]
+
+    speaker_ref = None
+    if speaker:
+        kind = "ai_entity" if role == "assistant" else "person"
+        speaker_ref = entity(speaker, kind, is_self=False)
+
+    # places, orgs, projects first (so a name after "in" is a place, not a person)
+    places = {m.group(1) for m in PLACE_PREP.finditer(text)}
+    orgs = {m.group(1) for m in ORG_SUFFIX.finditer(text)}
+    projects = {m.group(1) for m in PROJECT.finditer(text)}
+    names = _name_candidates(text)
+    gloss = set(glossary)
+    mentioned: list[str] = []
+    for name in dict.fromkeys(names):
+        first = name.split()[0]
+        if name in gloss or first in gloss:
+            mentioned.append(entity(name if name in gloss else first, "fictional_character"))
+        elif name == speaker:
+            continue
+        elif name in orgs or any(name in o for o in orgs):
+            mentioned.append(entity(next(o for o in orgs if name in o), "org"))
+        elif name in projects:
+            mentioned.append(entity(name, "project"))
+        elif name in places and name not in known_people:
+            mentioned.append(entity(name, "place"))
+        elif len(name.split()) <= 3:
+            mentioned.append(entity(name, "person"))
+    for at in AT_PREP.finditer(text):
+        name = at.group(1)
+        if name not in NOT_NAMES and name not in known_people and name != speaker \
+                and name.split()[0] not in NOT_NAMES:
+            kind = "org" if ORG_SUFFIX.search(name) else "place"
+            if (name.lower(), "person") not in refs:
+                mentioned.append(entity(name, kind))
+    # relationship phrases: "my sister" → sister (of Speaker); "my sister Anna" → Anna
+    owner = speaker or "the user"
+    for m in _REL_PHRASE.finditer(text):
+        rel = RELATIONSHIPS[m.group(1).lower()]
+        named = m.group(2)
+        if named and named not in NOT_NAMES:
+            ref = entity(named, "person")
+            ex.facts.append(FactSpec(ref, f"{owner}'s {rel}", 0.7))
+        else:
+            kind = "thing" if rel in ("dog", "cat") else "person"
+            ref = entity(f"{rel} (of {owner})", kind)
+        mentioned.append(ref)
+        if speaker_ref:
+            ex.relations.append(RelationSpec(speaker_ref, ref, rel, 0.6))
+    for m in _BARE_PARENT.finditer(text):
+        rel = RELATIONSHIPS[m.group(1).lower()]
+        ref = entity(f"{rel} (of {owner})", "person")
+        mentioned.append(ref)
+        if speaker_ref:
+            ex.relations.append(RelationSpec(speaker_ref, ref, rel, 0.6))
+    if speaker_ref:
+        for ref in dict.fromkeys(mentioned):
+            if ref != speaker_ref and not any(r.to_ref == ref for r in ex.relations):
+                ex.relations.append(RelationSpec(speaker_ref, ref, "mentions", 0.3))
+        for m in re.finditer(r"\bI (?:live|grew up|was born) in ((?:[A-Z][a-z]+)(?:\s+[A-Z][a-z]+)?)",
+                             text):
+            ex.facts.append(FactSpec(speaker_ref, f"{m.group(0)[2:]}", 0.6))
+        for m in re.finditer(r"\bI(?:'m| am) (?:a|an) ([a-z]+(?: [a-z]+){0,3})", text):
+            ex.facts.append(FactSpec(speaker_ref, f"is a {m.group(1)}" if not m.group(1)[0]
+                                     in "aeiou" else f"is an {m.group(1)}", 0.5))
+        for m in re.finditer(r"\bI work (?:as|at|for) ([^.,!?;]{3,40})", text):
+            ex.facts.append(FactSpec(speaker_ref, f"works {m.group(0)[7:]}", 0.6))
+
+    # segments
+    if light or (len(sents) == 1 and is_pasted(text)):
+        seg = SegmentSpec(text=text, intensity=PASTED_INTENSITY if not light else 0.3,
+                          entities=[r for r in dict.fromkeys([speaker_ref, *mentioned]) if r],
+                          topic=topic_words(text))
+        emo = sentence_emotions[0] if sentence_emotions else {}
+        seg.emotions = None
+        seg.valence = score_sentence(text[:2000], emo, role=role).valence
+        ex.segments.append(seg)
+        return ex
+    scored = [score_sentence(s, e, role=role) for s, e in zip(sents, sentence_emotions)]
+    ent_names = {spec.ref: spec.name for spec in ex.entities}
+    for chunk in group(scored):
+        seg_text = " ".join(s.text for s in chunk)
+        intensity = max(s.intensity for s in chunk)
+        sentiment = max((s.sentiment for s in chunk), key=abs)
+        in_seg = [r for r in dict.fromkeys(mentioned)
+                  if ent_names.get(r, "").split(" (of ")[0].lower() in seg_text.lower()
+                  or " (of " in ent_names.get(r, "")]
+        seg = SegmentSpec(text=seg_text, intensity=intensity,
+                          valence="pos" if sentiment > 0.15 else "neg" if sentiment < -0.15 else "neu",
+                          sentiment=sentiment, user_flag=any(s.anchor for s in chunk)
+                          and intensity >= THETA,
+                          entities=[r for r in dict.fromkeys([speaker_ref, *in_seg]) if r],
+                          topic=topic_words(seg_text))
+        if ex.segments and re.match(r"(?i)^(so|that's why|because of (?:that|this)|as a result|"
+                                    r"which is why)\b", seg_text):
+            seg.parents = [len(ex.segments) - 1]
+        ex.segments.append(seg)
+    return ex

@@ -1,0 +1,100 @@
+"""The store: creation, pragmas, migrations with backup, refusal of files it must not touch."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from core.errors import StoreError
+from core.memory import Memory
+from core.store import db
+
+
+def test_new_memory_has_schema_wal_and_foreign_keys(db_path: Path) -> None:
+    with Memory.open(db_path, create=True) as memory:
+        conn = memory.conn
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 1000
+        assert db.schema_version(conn) == db.latest_version()
+        assert conn.execute("PRAGMA application_id").fetchone()[0] == db.APPLICATION_ID
+
+
+def test_opening_twice_is_idempotent(db_path: Path) -> None:
+    Memory.open(db_path, create=True).close()
+    with Memory.open(db_path) as memory:
+        assert db.schema_version(memory.conn) == db.latest_version()
+
+
+def test_missing_file_is_refused_without_create(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="no memory here"):
+        Memory.open(tmp_path / "absent.db")
+    assert not (tmp_path / "absent.db").exists()
+
+
+def _bytes(path: Path) -> bytes:
+    return path.read_bytes()
+
+
+def test_foreign_sqlite_file_is_refused_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+    conn.execute("INSERT INTO notes (body) VALUES ('hello')")
+    conn.commit()
+    conn.close()
+    before = _bytes(path)
+    with pytest.raises(StoreError, match="another program"):
+        Memory.open(path)
+    assert _bytes(path) == before
+    assert not Path(f"{path}-wal").exists()
+
+
+def test_random_bytes_are_refused_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "noise.db"
+    path.write_bytes(bytes(range(256)) * 40)
+    before = _bytes(path)
+    with pytest.raises(StoreError, match="noise.db"):
+        Memory.open(path)
+    assert _bytes(path) == before
+
+
+def test_newer_schema_is_refused_untouched(db_path: Path) -> None:
+    Memory.open(db_path, create=True).close()
+    conn = sqlite3.connect(db_path)
+    conn.execute("INSERT INTO schema_version (version, name, applied_at) VALUES (999, 'future', 'x')")
+    conn.commit()
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    before = _bytes(db_path)
+    with pytest.raises(StoreError, match="newer Pulse"):
+        Memory.open(db_path)
+    assert _bytes(db_path) == before
+
+
+def test_older_schema_is_backed_up_then_migrated(db_path: Path, monkeypatch) -> None:
+    all_migrations = db.migrations()
+    # Pretend only the first migration existed when the file was made …
+    monkeypatch.setattr(db, "migrations", lambda: all_migrations[:1])
+    monkeypatch.setattr(db, "latest_version", lambda: all_migrations[0][0])
+    Memory.open(db_path, create=True).close()
+    monkeypatch.undo()
+    # … then add a new numbered migration and open the file again.
+    extra = (all_migrations[-1][0] + 1, "999_test_extra.sql",
+             "CREATE TABLE test_extra (id INTEGER PRIMARY KEY);")
+    monkeypatch.setattr(db, "migrations", lambda: all_migrations + [extra])
+    monkeypatch.setattr(db, "latest_version", lambda: extra[0])
+    with Memory.open(db_path) as memory:
+        assert db.schema_version(memory.conn) == extra[0]
+    backup = db_path.with_name(f"{db_path.name}.bak-{all_migrations[0][0]}")
+    assert backup.exists()
+    old = sqlite3.connect(backup)
+    assert old.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] == all_migrations[0][0]
+    old.close()
+
+
+def test_folder_path_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="folder"):
+        Memory.open(tmp_path, create=True)

@@ -1574,8 +1574,8 @@ ev("mama_moves", "2026-10-17T19:00:00Z", R, OP,
 
 ev("editors", "2026-10-22T15:00:00Z", R, OP,
    "Two editors interested in The Salt Orchard",
-   "Leonie called: two editors have read the revision and want to talk. Nothing is decided. "
-   "Nadia walked around the block three times before she could go back inside.",
+   "Leonie called with news: two editors have read the book and want to talk. Nothing is "
+   "decided. Nadia walked around the block three times before she could go back inside.",
    ["p_self", "p_leonie", "n_manuscript"],
    "anticipation .9 fear .5 joy .6", 0.7, "",
    parents=["revision_sent"])

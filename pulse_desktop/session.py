@@ -1,0 +1,79 @@
+"""The open memory, shared by every view: one Memory for the UI thread, the undo stack, the
+current selection and the time brush. Views listen to its signals instead of to each other."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoStack
+
+from core.errors import PulseError
+from core.memory import Memory
+
+
+class MemorySession(QObject):
+    opened = Signal()                 # a memory was opened (or closed: memory is None)
+    changed = Signal(str)             # what changed: "events", "entities", "beliefs",
+                                      # "corrections", "journal" or "all"
+    selected = Signal(str, int)       # ("event" | "entity" | "fact", id); selecting anywhere
+                                      # selects everywhere
+    brushed = Signal(object, object)  # (start ISO | None, end ISO | None) from the timeline
+    message = Signal(str)             # a status-bar message for the user
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.memory: Memory | None = None
+        self.read_only_reason: str | None = None
+        self.undo_stack = QUndoStack(self)
+        self.selection: tuple[str, int] | None = None
+        self.brush: tuple[str | None, str | None] = (None, None)
+
+    @property
+    def path(self) -> Path | None:
+        return self.memory.path if self.memory else None
+
+    @property
+    def read_only(self) -> bool:
+        return self.memory is not None and self.memory.read_only
+
+    def open(self, path: str | Path, *, create: bool = False) -> None:
+        """Open a memory; a journal that does not verify opens it read-only, with the reason."""
+        memory = Memory.open(path, create=create)
+        breaks = memory.verify()
+        reason = None
+        if breaks:
+            memory.close()
+            memory = Memory.open(path, read_only=True)
+            reason = (f"The journal does not verify ({breaks[0]}); this memory is open "
+                      "read-only until its history is repaired.")
+        self.close()
+        self.memory = memory
+        self.read_only_reason = reason
+        self.undo_stack.clear()
+        self.opened.emit()
+
+    def close(self) -> None:
+        if self.memory is not None:
+            self.memory.close()
+        self.memory = None
+        self.selection = None
+        self.brush = (None, None)
+
+    def require(self) -> Memory:
+        if self.memory is None:
+            raise PulseError("no memory is open")
+        return self.memory
+
+    def select(self, kind: str, item_id: int) -> None:
+        if self.selection == (kind, item_id):
+            return
+        self.selection = (kind, item_id)
+        self.selected.emit(kind, item_id)
+
+    def set_brush(self, start: str | None, end: str | None) -> None:
+        self.brush = (start, end)
+        self.brushed.emit(start, end)
+
+    def notify(self, what: str = "all") -> None:
+        self.changed.emit(what)

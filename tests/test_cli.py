@@ -1,0 +1,160 @@
+"""The `pulse` command line: JSON shapes, exit codes, and one clear line for bad input."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+NOW = "2026-11-01T12:00:00Z"
+
+
+def pulse(*args: str, db: Path | None = None, stdin: str | None = None
+          ) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "core.cli"]
+    if db is not None:
+        cmd += ["--db", str(db)]
+    return subprocess.run(cmd + list(args), capture_output=True, text=True, input=stdin,
+                          timeout=120)
+
+
+@pytest.fixture
+def demo_copy(demo_db: Path, tmp_path: Path) -> Path:
+    path = tmp_path / "demo.db"
+    shutil.copy(demo_db, path)
+    return path
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess, *needles: str) -> None:
+    assert result.returncode == 1, result
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    for needle in needles:
+        assert needle in lines[0]
+
+
+def test_init_is_idempotent(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    assert pulse("init", db=db).returncode == 0
+    assert pulse("init", db=db).returncode == 0
+    stats = json.loads(pulse("stats", "--json", db=db).stdout)
+    assert stats["counts"]["events"] == 0
+
+
+def test_retrieve_json_shape(demo_copy: Path) -> None:
+    result = pulse("retrieve", "feeling abandoned", "--json", "--now", NOW, "--top-k", "3",
+                   db=demo_copy)
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert set(out) >= {"query", "effective_query", "scorer", "now", "gates", "results"}
+    assert set(out["gates"]) == {"emotion", "state", "date_ref_days", "hint"}
+    assert out["now"] == NOW and out["scorer"] == "v3" and len(out["results"]) == 3
+    r = out["results"][0]
+    assert set(r) >= {"id", "key", "title", "text", "ts", "belief_class", "domain", "user_flag",
+                      "score", "terms", "sources"}
+    assert set(r["terms"]) >= {"cosine", "relevance", "days_ago", "lambda", "recency",
+                               "confidence_floor", "recency_eff", "floor_applied", "alpha",
+                               "recency_factor", "emotion", "state", "anchor", "date"}
+    assert r["sources"] and r["sources"][0]["source_kind"] == "pulse-corpus"
+
+
+def test_state_from_stdin_and_batch(demo_copy: Path) -> None:
+    state = json.dumps({"mood_vector": {"shame": 0.8}, "stress_proxy": 0.7})
+    single = json.loads(pulse("retrieve", "my father", "--json", "--now", NOW, "--state", "-",
+                              db=demo_copy, stdin=state).stdout)
+    assert single["gates"]["emotion"] is True and single["gates"]["state"] == "stressed"
+    lines = [{"query": "my father", "now": NOW, "state": json.loads(state)},
+             {"query": "coffee", "now": NOW, "scorer": "bm25", "top_k": 2}]
+    batch = pulse("retrieve", "--batch", "-", db=demo_copy,
+                  stdin="\n".join(json.dumps(x) for x in lines))
+    assert batch.returncode == 0, batch.stderr
+    outs = [json.loads(line) for line in batch.stdout.splitlines()]
+    assert [o["scorer"] for o in outs] == ["v3", "bm25"]
+    assert outs[0]["results"] == single["results"]
+    assert len(outs[1]["results"]) == 2
+
+
+def test_batch_bad_line_is_named(demo_copy: Path) -> None:
+    result = pulse("retrieve", "--batch", "-", db=demo_copy,
+                   stdin='{"query": "coffee", "now": "%s"}\n{"qury": "x"}\n' % NOW)
+    assert result.returncode == 1
+    assert "batch line 2" in result.stderr
+    outs = [json.loads(line) for line in result.stdout.splitlines()]
+    assert outs[0]["results"] and outs[1] == {"line": 2, "error": outs[1]["error"]}
+
+
+def test_explain_an_event_by_key(demo_copy: Path) -> None:
+    out = json.loads(pulse("explain", "e004", "--query", "coffee", "--json", "--now", NOW,
+                           db=demo_copy).stdout)
+    assert out["result"]["key"] == "e004" and "terms" in out["result"]
+
+
+def test_set_and_pin_are_journaled_and_invariants_hold(demo_copy: Path) -> None:
+    ok = pulse("set", "e010", "--floor", "0.3", "--json", db=demo_copy)
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout)["confidence_floor"] == 0.3
+    refused = pulse("set", "e010", "--class", "axiom", "--floor", "0.2", "--archivable", "0",
+                    db=demo_copy)
+    assert_one_line_error(refused, "axiom", "0.5")
+    refused = pulse("set", "e010", "--class", "axiom", db=demo_copy)
+    assert_one_line_error(refused, "axiom")
+    pinned = json.loads(pulse("pin", "e010", "--json", db=demo_copy).stdout)
+    assert (pinned["belief_class"], pinned["archivable"], pinned["user_flag"],
+            pinned["provenance"]) == ("axiom", 0, 1, "manual")
+    assert pinned["confidence_floor"] >= 0.85
+    # a pinned core wound cannot be made archivable again
+    assert_one_line_error(pulse("set", "e010", "--archivable", "1", db=demo_copy),
+                          "non-archivable")
+    assert pulse("verify", db=demo_copy).returncode == 0
+
+
+@pytest.mark.parametrize("args,needles", [
+    (["retrieve", "x", "--now", "soon"], ["ISO-8601"]),
+    (["retrieve", "x", "--state", "/nonexistent/state.json"], ["cannot read"]),
+    (["retrieve", "x", "--domains", "dreams"], ["unknown domain"]),
+    (["set", "e999999", "--floor", "0.2"], ["no event"]),
+    (["set", "e010", "--floor", "1.5"], ["confidence_floor"]),
+    (["set", "e010"], ["nothing to set"]),
+    (["embed", "--model", "no-such-model"], ["unknown embedding model"]),
+])
+def test_bad_input_is_one_line_and_exit_1(demo_copy: Path, args: list[str],
+                                          needles: list[str]) -> None:
+    assert_one_line_error(pulse(*args, db=demo_copy), *needles)
+
+
+def test_bad_option_value_is_a_usage_error_not_a_traceback(demo_copy: Path) -> None:
+    result = pulse("retrieve", "x", "--scorer", "magic", db=demo_copy)
+    assert result.returncode == 1
+    assert "invalid choice" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_bad_state_file_names_the_field(demo_copy: Path, tmp_path: Path) -> None:
+    state = tmp_path / "state.json"
+    state.write_text('{"mood_vector": {"shame": "very"}}', encoding="utf-8")
+    assert_one_line_error(pulse("retrieve", "x", "--state", str(state), db=demo_copy),
+                          "mood_vector.shame")
+
+
+def test_missing_memory_is_a_clear_error(tmp_path: Path) -> None:
+    assert_one_line_error(pulse("stats", db=tmp_path / "nothing.db"), "no memory here")
+
+
+def test_embed_switches_model_and_never_mixes(demo_copy: Path) -> None:
+    result = pulse("embed", "--model", "minilm-l6-int8", "--json", db=demo_copy)
+    if result.returncode != 0 and "cannot load" in result.stderr:
+        pytest.skip("fallback embedder not installed here")
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["model"] == "minilm-l6-int8" and out["embedded"] == out["events"]
+    stats = json.loads(pulse("stats", "--json", db=demo_copy).stdout)
+    assert stats["active_model"] == "minilm-l6-int8"
+    assert len(stats["embedding_models"]) == 2
+    got = json.loads(pulse("retrieve", "coffee", "--json", "--now", NOW, db=demo_copy).stdout)
+    assert got["results"]
+    again = json.loads(pulse("embed", "--model", "minilm-l6-int8", "--json", db=demo_copy).stdout)
+    assert again["embedded"] == 0

@@ -1,0 +1,140 @@
+"""`pulse-corpus/1` import: all or nothing, and every error names the item."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from core.errors import ValidationError
+from core.memory import Memory, demo_corpus_path
+
+GOOD = {
+    "format": "pulse-corpus/1",
+    "now": "2026-11-01T12:00:00Z",
+    "entities": [{"key": "dana", "name": "Dana", "kind": "person", "aliases": ["D"]},
+                 {"key": "ilse", "name": "Ilse", "kind": "fictional_character",
+                  "domain": "fiction_content"}],
+    "relations": [{"from": "dana", "to": "ilse", "kind": "inspired", "strength": 0.4}],
+    "events": [
+        {"key": "e1", "title": "Coffee with Dana", "ts": "2026-10-01T10:00:00Z",
+         "emotions": {"joy": 0.6}, "entities": ["dana"],
+         "biometrics": {"hrv": 72, "workout": True}},
+        {"key": "e2", "title": "Dad left", "ts": "2001-05-01", "belief_class": "axiom",
+         "confidence_floor": 0.9, "archivable": 0, "user_flag": 1, "sentiment": -0.9,
+         "sentiment_label": "wound", "parents": []},
+        {"key": "e3", "title": "Ilse leaves the orchard", "ts": "2026-09-01T10:00:00+02:00",
+         "domain": "fiction_content", "parents": ["e1"], "entities": ["ilse"]},
+    ],
+    "facts": [{"entity": "dana", "text": "Dana takes oat milk", "confidence": 0.9}],
+}
+
+
+def mutated(path: str, value) -> dict:
+    """GOOD with one field replaced; path like 'events.1.confidence_floor'."""
+    data = copy.deepcopy(GOOD)
+    target = data
+    parts = path.split(".")
+    for part in parts[:-1]:
+        target = target[int(part)] if part.isdigit() else target[part]
+    last = parts[-1]
+    if value is DELETE:
+        del target[int(last) if last.isdigit() else last]
+    elif last.isdigit():
+        target[int(last)] = value
+    else:
+        target[last] = value
+    return data
+
+
+DELETE = object()
+
+BAD_CASES = [
+    (mutated("format", "pulse-corpus/2"), "format"),
+    (mutated("extra", 1), "unknown top-level key 'extra'"),
+    (mutated("entities.0.kind", "alien"), "entity 'dana': kind 'alien'"),
+    (mutated("entities.0.colour", "red"), "entities[0]: unknown key 'colour'"),
+    (mutated("entities.1.key", "dana"), "entity 'dana': duplicate key"),
+    (mutated("relations.0.to", "nobody"), "relations[0]: to 'nobody' names no entity"),
+    (mutated("relations.0.strength", 1.5), "relations[0]: strength 1.5 is outside 0..1"),
+    (mutated("events.0.belief_class", "axion"), "event 'e1': belief_class 'axion'"),
+    (mutated("events.0.ts", "last tuesday"), "event 'e1': ts 'last tuesday' is not ISO-8601"),
+    (mutated("events.0.title", DELETE), "events[0]: 'title' is required"),
+    (mutated("events.0.emotions", {"joy": 1.2}), "event 'e1': emotion joy"),
+    (mutated("events.0.emotions", {"happiness": 0.5}), "event 'e1': unknown emotion 'happiness'"),
+    (mutated("events.0.entities", ["ghost"]), "event 'e1': entity 'ghost' is not defined"),
+    (mutated("events.0.biometrics", {"steps": 100}), "event 'e1': unknown biometrics key 'steps'"),
+    (mutated("events.0.sentiment", -2), "event 'e1': sentiment -2"),
+    (mutated("events.1.confidence_floor", 0.2), "event 'e2': an axiom needs confidence_floor"),
+    (mutated("events.1.archivable", 1), "event 'e2': an axiom must be non-archivable"),
+    (mutated("events.2.parents", ["e9"]), "event 'e3': parent 'e9' is not an earlier event"),
+    (mutated("events.0.user_flag", 2), "event 'e1': user_flag must be 0 or 1"),
+    (mutated("facts.0.entity", "ghost"), "facts[0]: entity 'ghost' is not defined"),
+    (mutated("facts.0.confidence", "high"), "facts[0]: confidence must be a number"),
+]
+
+
+@pytest.mark.parametrize("data,message", BAD_CASES, ids=[m for _, m in BAD_CASES])
+def test_each_error_names_the_item_and_imports_nothing(memory: Memory, data: dict,
+                                                       message: str) -> None:
+    memory.import_corpus({**GOOD, "events": GOOD["events"][:1], "facts": [],
+                          "relations": [], "entities": GOOD["entities"][:1]})
+    digest, head = memory.digest(), memory.stats()["journal_head"]
+    with pytest.raises(ValidationError) as info:
+        memory.import_corpus(data)
+    assert message in str(info.value)
+    assert memory.digest() == digest
+    assert memory.stats()["journal_head"] == head
+
+
+def test_good_corpus_imports_everything(memory: Memory) -> None:
+    summary = memory.import_corpus(GOOD)
+    assert summary["events"] == 3 and summary["entities"] == 2 and summary["facts"] == 1
+    assert set(summary["keys"]) == {"e1", "e2", "e3"}
+    e2 = memory.event("e2")
+    assert (e2["belief_class"], e2["confidence_floor"], e2["archivable"], e2["user_flag"]) == \
+        ("axiom", 0.9, 0, 1)
+    assert e2["ts"] == "2001-05-01T00:00:00Z"
+    assert memory.event("e3")["ts"] == "2026-09-01T08:00:00Z"
+    emotions = memory.conn.execute(
+        "SELECT joy, derivation FROM event_emotions WHERE event_id = ?",
+        (summary["keys"]["e1"],)).fetchone()
+    assert tuple(emotions) == (0.6, "explicit")
+    inferred = memory.conn.execute(
+        "SELECT derivation FROM event_emotions WHERE event_id = ?",
+        (summary["keys"]["e3"],)).fetchone()
+    assert inferred[0] == "inferred"
+    assert memory.conn.execute("SELECT COUNT(*) FROM event_chains").fetchone()[0] == 1
+    out = memory.retrieve("coffee", scorer="v2", now="2026-11-01T12:00:00Z")
+    first = out["results"][0]
+    assert first["key"] == "e1"
+    assert first["sources"] == [{"source_kind": "pulse-corpus", "source_id": "e1"}]
+
+
+def test_reimport_adds_nothing(memory: Memory) -> None:
+    memory.import_corpus(GOOD)
+    digest = memory.digest()
+    again = memory.import_corpus(GOOD)
+    assert again["events"] == 0 and again["skipped_existing"] == 3
+    assert memory.digest() == digest
+
+
+def test_malformed_file_is_one_clear_error(tmp_path: Path, memory: Memory) -> None:
+    path = tmp_path / "broken.json"
+    path.write_text('{"format": "pulse-corpus/1", "events": [', encoding="utf-8")
+    with pytest.raises(ValidationError, match="broken.json: not valid JSON"):
+        memory.import_corpus(path)
+
+
+def test_demo_corpus_imports_with_all_domains(tmp_path: Path) -> None:
+    data = json.loads(demo_corpus_path().read_text(encoding="utf-8"))
+    with Memory.open(tmp_path / "demo.db", create=True) as memory:
+        summary = memory.import_corpus(demo_corpus_path())
+        assert summary["events"] == len(data["events"]) >= 150
+        stats = memory.stats()
+        assert set(stats["events_by_domain"]) == {"real", "fiction_content", "fiction_meta",
+                                                  "meta_authorial"}
+        assert stats["counts"]["event_embeddings"] == summary["events"]
+        assert memory.verify() == []

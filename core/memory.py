@@ -15,8 +15,7 @@ from typing import Any
 import numpy as np
 
 from core.errors import PulseError
-from core.store import db, journal
-from core.store import records
+from core.store import db, journal, records
 from core.store.commands import transaction
 from core.store.digest import digest as content_digest
 
@@ -50,7 +49,7 @@ class Memory:
 
     @classmethod
     def open(cls, path: str | Path | None = None, *, create: bool = False,
-             read_only: bool = False) -> "Memory":
+             read_only: bool = False) -> Memory:
         path = Path(path) if path is not None else default_db_path()
         conn = db.connect(path, create=create, read_only=read_only)
         memory = cls(conn, path, read_only)
@@ -64,7 +63,7 @@ class Memory:
     def close(self) -> None:
         self.conn.close()
 
-    def __enter__(self) -> "Memory":
+    def __enter__(self) -> Memory:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -81,7 +81,7 @@ def test_state_from_stdin_and_batch(demo_copy: Path) -> None:
 
 def test_batch_bad_line_is_named(demo_copy: Path) -> None:
     result = pulse("retrieve", "--batch", "-", db=demo_copy,
-                   stdin='{"query": "coffee", "now": "%s"}\n{"qury": "x"}\n' % NOW)
+                   stdin=f'{{"query": "coffee", "now": "{NOW}"}}\n{{"qury": "x"}}\n')
     assert result.returncode == 1
     assert "batch line 2" in result.stderr
     outs = [json.loads(line) for line in result.stdout.splitlines()]

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from core.errors import InvariantError
 from core.memory import Memory
 from core.store import journal
 
@@ -154,7 +155,7 @@ def test_failed_change_writes_neither_row_nor_journal(journaled: Path) -> None:
     with Memory.open(journaled) as memory:
         head = journal.head(memory.conn)
         digest = memory.digest()
-        with pytest.raises(Exception):
+        with pytest.raises(InvariantError):
             memory.set_belief("e1", belief_class="axiom", confidence_floor=0.2, archivable=0)
         assert journal.head(memory.conn) == head
         assert memory.digest() == digest

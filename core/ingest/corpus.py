@@ -231,7 +231,6 @@ def import_plan(conn: sqlite3.Connection, plan: dict[str, Any], *, captured_at: 
                 tag: Callable[[list[str]], list[records.Emotions]],
                 actor: str = "import") -> dict[str, Any]:
     """Write a validated plan in one transaction. Keys already present are kept, not doubled."""
-    texts = [f"{e['title']}\n{e['description']}".strip() for e in plan["events"]]
     new_events = [e for e in plan["events"]
                   if conn.execute("SELECT 1 FROM events WHERE key = ?", (e["key"],)).fetchone() is None]
     new_texts = [f"{e['title']}\n{e['description']}".strip() for e in new_events]
@@ -239,7 +238,6 @@ def import_plan(conn: sqlite3.Connection, plan: dict[str, Any], *, captured_at: 
     untagged = [i for i, e in enumerate(new_events) if e["emotions"] is None]
     tagged = tag([new_texts[i] for i in untagged]) if untagged else []
     inferred = dict(zip(untagged, tagged))
-    del texts
 
     summary = {"entities": 0, "relations": 0, "events": 0, "facts": 0, "skipped_existing": 0}
     keys: dict[str, int] = {}

@@ -53,7 +53,7 @@ class Request:
     domains: tuple[str, ...] | None = None
     settings: ScorerSettings = DEFAULT_SETTINGS
 
-    def validated(self) -> "Request":
+    def validated(self) -> Request:
         if self.scorer not in SCORERS:
             raise PulseError(f"unknown scorer {self.scorer!r} (one of {', '.join(SCORERS)})")
         if not isinstance(self.top_k, int) or isinstance(self.top_k, bool) or not 1 <= self.top_k <= 1000:

@@ -34,7 +34,7 @@ class ScorerSettings:
     chain_widen_min: int = 9
     state_fit_entity: float = 0.7      # fit when a recent life event names a linked entity
 
-    def with_overrides(self, overrides: dict[str, Any] | None) -> "ScorerSettings":
+    def with_overrides(self, overrides: dict[str, Any] | None) -> ScorerSettings:
         if not overrides:
             return self
         known = {f.name for f in fields(self)}
@@ -61,7 +61,7 @@ class ScorerSettings:
         return replace(self, **clean)
 
     @classmethod
-    def from_file(cls, path: str | Path) -> "ScorerSettings":
+    def from_file(cls, path: str | Path) -> ScorerSettings:
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except OSError as exc:

@@ -21,7 +21,7 @@ from core.store.commands import execute, next_id, transaction
 
 
 def text_hash(title: str, description: str) -> str:
-    return hashlib.sha256(f"{title}\n{description}".encode("utf-8")).hexdigest()
+    return hashlib.sha256(f"{title}\n{description}".encode()).hexdigest()
 
 
 def content_hash(text: str) -> str:

@@ -98,3 +98,29 @@ def test_older_schema_is_backed_up_then_migrated(db_path: Path, monkeypatch) -> 
 def test_folder_path_is_refused(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="folder"):
         Memory.open(tmp_path, create=True)
+
+
+@pytest.mark.parametrize("fraction", [0.01, 0.5, 0.97])
+def test_truncated_memory_is_refused_untouched(db_path: Path, tmp_path: Path,
+                                               fraction: float) -> None:
+    with Memory.open(db_path, create=True) as memory:
+        memory.import_corpus({"format": "pulse-corpus/1", "events": [
+            {"key": f"e{i}", "title": f"Event number {i}", "ts": "2026-01-01T00:00:00Z"}
+            for i in range(40)]})
+        memory.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    data = db_path.read_bytes()
+    cut = tmp_path / "cut.db"
+    cut.write_bytes(data[: int(len(data) * fraction)])
+    before = cut.read_bytes()
+    with pytest.raises(StoreError, match="cut.db"):
+        Memory.open(cut)
+    assert cut.read_bytes() == before
+    assert not Path(f"{cut}-wal").exists() and not Path(f"{cut}-shm").exists()
+
+
+def test_path_under_a_file_is_refused(tmp_path: Path) -> None:
+    blocker = tmp_path / "plain.txt"
+    blocker.write_text("not a folder")
+    with pytest.raises(StoreError, match="plain.txt"):
+        Memory.open(blocker / "memory.db", create=True)
+    assert blocker.read_text() == "not a folder"

@@ -42,10 +42,31 @@ def _utc_now_iso() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+_QUICK_CHECK_LIMIT = 64 * 1024 * 1024  # full page check only where it is cheap
+
+
+def _truncated(path: Path) -> bool:
+    """True when the header promises more pages than the file holds (a cut-off copy)."""
+    with path.open("rb") as handle:
+        header = handle.read(100)
+    if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
+        return False  # not SQLite at all: sqlite itself reports that
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    change_counter, valid_for = header[24:28], header[92:96]
+    return change_counter == valid_for and pages * page_size > path.stat().st_size
+
+
 def _inspect(path: Path) -> tuple[int, int, int]:
-    """(application_id, schema version, number of tables) read without writing anything."""
+    """(application_id, schema version, number of tables), read without writing anything.
+
+    With no WAL beside the file it is opened immutable, so not even a -wal/-shm file appears."""
+    if _truncated(path):
+        raise StoreError(f"{path}: the file is truncated (a damaged or partial copy)")
+    immutable = "" if Path(f"{path}-wal").exists() else "&immutable=1"
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro{immutable}", uri=True)
     except sqlite3.Error as exc:
         raise StoreError(f"{path}: cannot open ({exc})") from None
     try:
@@ -57,7 +78,10 @@ def _inspect(path: Path) -> tuple[int, int, int]:
         if "schema_version" in tables:
             row = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()
             version = int(row[0] or 0)
-        conn.execute("PRAGMA quick_check(1)").fetchone()
+        if path.stat().st_size <= _QUICK_CHECK_LIMIT:
+            result = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
+            if result != "ok":
+                raise StoreError(f"{path}: the memory file is damaged ({result})")
         return app_id, version, len(tables)
     except sqlite3.DatabaseError as exc:
         raise StoreError(f"{path}: not a readable Pulse memory ({exc})") from None

@@ -67,7 +67,7 @@ def graph_data(graph: nx.MultiDiGraph, positions: dict[Any, tuple[float, float]]
                observations: dict[str, list[str]] | None = None, redact: bool = False,
                title: str = "Pulse memory") -> dict[str, Any]:
     """Turn a build_graph() graph and its layout into the page's data."""
-    degree: dict[str, int] = dict(nx.Graph(graph).degree())
+    degree: dict[str, int] = dict(graph.degree())
     top = max(degree.values(), default=0) or 1
     nodes = []
     for node, a in graph.nodes(data=True):
@@ -130,7 +130,8 @@ def graph_data(graph: nx.MultiDiGraph, positions: dict[Any, tuple[float, float]]
 
 @lru_cache(maxsize=1)
 def _assets() -> dict[str, str]:
-    assets = {name: (RESOURCES / file).read_text(encoding="utf-8") for name, file in (
+    assets = {name: (RESOURCES / file).read_text(encoding="utf-8").replace("\r\n", "\n")
+              for name, file in (
         ("template", "viewer.html"), ("css", "viewer.css"), ("js", "viewer.js"),
         ("vis", "vis-network.min.js"))}
     for name in ("css", "js", "vis"):

@@ -145,7 +145,7 @@ def build_graph(memory_or_conn: Any, *, include_events: bool = False,
             links[int(vid)].append((int(eid), role or ""))
 
     for vid, ev in events.items():
-        for eid, role in links.get(vid, ()):
+        for eid, _role in links.get(vid, ()):
             ev["entities"].append(entity_node(eid))
             attrs = graph.nodes[entity_node(eid)]
             attrs["events"].append(ev["id"])

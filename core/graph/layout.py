@@ -20,8 +20,9 @@ import numpy as np
 
 from core.beliefs import DOMAINS
 
-EXACT_LIMIT = 1200
-SPACING = 46.0          # pixels per sqrt(node): the average gap between neighbours is ~80 px
+EXACT_LIMIT = 400
+PARTNERS = 10
+SPACING = 58.0          # pixels per sqrt(node): the average gap between neighbours is ~80 px
 ZONE_GAP = 160.0        # pixels between domain zones
 
 
@@ -106,12 +107,12 @@ def _force_layout(n: int, pairs: list[tuple[int, int, float]], rng: np.random.Ge
     area = 4.0                                  # the box [-1, 1]²
     k = math.sqrt(area / n)                     # ideal edge length
     if iterations is None:
-        iterations = 120 if n <= 300 else 80 if n <= EXACT_LIMIT else 45
+        iterations = 120 if n <= EXACT_LIMIT else 60 if n <= 1000 else 35
     temperature = 0.12
     cooling = temperature / (iterations + 1)
     gravity = 3.0                               # keeps loose components near the zone
     for _ in range(iterations):
-        disp = _repulsion(pos, k) if n <= EXACT_LIMIT else _grid_repulsion(pos, k)
+        disp = _repulsion(pos, k) if n <= EXACT_LIMIT else _grid_repulsion(pos, k, rng)
         delta = pos[src] - pos[dst]
         dist = np.sqrt((delta ** 2).sum(axis=1)) + 1e-9
         pull = (delta * (dist * weight / k)[:, None])
@@ -128,45 +129,69 @@ def _force_layout(n: int, pairs: list[tuple[int, int, float]], rng: np.random.Ge
 
 
 def _repulsion(pos: np.ndarray, k: float) -> np.ndarray:
-    delta = pos[:, None, :] - pos[None, :, :]
-    d2 = (delta ** 2).sum(axis=2)
+    x, y = pos[:, 0], pos[:, 1]
+    dx = x[:, None] - x[None, :]
+    dy = y[:, None] - y[None, :]
+    d2 = dx * dx + dy * dy
     np.fill_diagonal(d2, np.inf)
-    d2 = np.maximum(d2, 1e-6)
-    return (delta * (k * k / d2)[:, :, None]).sum(axis=1)
+    inv = (k * k) / np.maximum(d2, 1e-6)
+    return np.column_stack([(dx * inv).sum(axis=1), (dy * inv).sum(axis=1)])
 
 
-def _grid_repulsion(pos: np.ndarray, k: float, cells: int = 20) -> np.ndarray:
-    """Far field from cell centroids (point masses), near field exact within each cell."""
+def _grid_repulsion(pos: np.ndarray, k: float, rng: np.random.Generator) -> np.ndarray:
+    """Far field from grid-cell centroids (point masses); near field inside a node's own cell
+    from PARTNERS sampled cell-mates, scaled up to the cell's size. O(n · cells)."""
     n = len(pos)
+    cells = int(min(24, max(4, math.sqrt(n / 20))))
     low = pos.min(axis=0)
     span = np.maximum(pos.max(axis=0) - low, 1e-9)
-    cx = np.minimum((((pos[:, 0] - low[0]) / span[0]) * cells).astype(np.int64), cells - 1)
-    cy = np.minimum((((pos[:, 1] - low[1]) / span[1]) * cells).astype(np.int64), cells - 1)
+    cx = np.minimum(((pos[:, 0] - low[0]) / span[0] * cells).astype(np.int64), cells - 1)
+    cy = np.minimum(((pos[:, 1] - low[1]) / span[1] * cells).astype(np.int64), cells - 1)
     cell = cx * cells + cy
     count = np.bincount(cell, minlength=cells * cells).astype(np.float64)
     sx = np.bincount(cell, weights=pos[:, 0], minlength=cells * cells)
     sy = np.bincount(cell, weights=pos[:, 1], minlength=cells * cells)
     used = np.nonzero(count)[0]
-    centroid = np.column_stack([sx[used], sy[used]]) / count[used][:, None]
     mass = count[used]
+    gx, gy = sx[used] / mass, sy[used] / mass
+    mass32 = mass.astype(np.float32)
     slot = np.full(cells * cells, -1, dtype=np.int64)
     slot[used] = np.arange(len(used))
+    own = slot[cell]
 
     disp = np.empty_like(pos)
-    for start in range(0, n, 4096):                  # bounded memory: 4096 × cells²
-        chunk = pos[start:start + 4096]
-        delta = chunk[:, None, :] - centroid[None, :, :]
-        d2 = np.maximum((delta ** 2).sum(axis=2), 1e-6)
-        force = k * k * mass[None, :] / d2
-        own = slot[cell[start:start + 4096]]
-        force[np.arange(len(chunk)), own] = 0.0      # own cell: exact below
-        disp[start:start + 4096] = (delta * force[:, :, None]).sum(axis=1)
+    step = max(1, 2_000_000 // max(len(used), 1))      # bounded memory per chunk
+    for a in range(0, n, step):
+        b = min(n, a + step)
+        dx = (pos[a:b, 0:1] - gx[None, :]).astype(np.float32)
+        dy = (pos[a:b, 1:2] - gy[None, :]).astype(np.float32)
+        force = np.float32(k * k) * mass32[None, :] / np.maximum(dx * dx + dy * dy, 1e-6)
+        force[np.arange(b - a), own[a:b]] = 0.0        # own cell: sampled below
+        disp[a:b, 0] = (dx * force).sum(axis=1)
+        disp[a:b, 1] = (dy * force).sum(axis=1)
 
+    # near field: each node against PARTNERS cell-mates (a rotating sample), exact pairs
     order = np.argsort(cell, kind="stable")
-    bounds = np.searchsorted(cell[order], used)
-    ends = np.append(bounds[1:], n)
-    for a, b in zip(bounds, ends):
-        if b - a > 1:
-            members = order[a:b]
-            disp[members] += _repulsion(pos[members], k)
+    sorted_cell = cell[order]
+    first = np.searchsorted(sorted_cell, sorted_cell, side="left")
+    size = count[sorted_cell].astype(np.int64)
+    rank = np.arange(n) - first
+    partners = min(PARTNERS, int(size.max()) - 1)
+    if partners > 0:
+        offset = int(rng.integers(0, 1 << 30))
+        fx = np.zeros(n)
+        fy = np.zeros(n)
+        for s in range(1, partners + 1):
+            hop = 1 + (offset + s * 7919) % np.maximum(size - 1, 1)
+            other = order[first + (rank + hop) % size]
+            me = order
+            dx = pos[me, 0] - pos[other, 0]
+            dy = pos[me, 1] - pos[other, 1]
+            w = (k * k) / np.maximum(dx * dx + dy * dy, 1e-6)
+            valid = size > 1
+            fx[me] += np.where(valid, dx * w, 0.0)
+            fy[me] += np.where(valid, dy * w, 0.0)
+        scale = np.maximum(size - 1, 0) / partners
+        disp[order, 0] += fx[order] * np.minimum(scale, size - 1)
+        disp[order, 1] += fy[order] * np.minimum(scale, size - 1)
     return disp

@@ -1,0 +1,751 @@
+/* Pulse graph viewer. Every memory string is inserted with textContent / createTextNode, never
+ * as HTML. The data comes from <script type="application/json" id="pulse-data">.
+ * API: window.pulseViewer (see the README of resources/viewer or docs/benchmarks_viewer.md). */
+(function () {
+  "use strict";
+
+  var DOMAIN_COLORS = {
+    real: "#3b7dd8", fiction_content: "#e0674a", fiction_meta: "#8b62c9", meta_authorial: "#23a37f"
+  };
+  var DOMAIN_NAMES = {
+    real: "Real life", fiction_content: "Fiction · content", fiction_meta: "Fiction · meta",
+    meta_authorial: "Authorial"
+  };
+  var CLASS_NAMES = {
+    axiom: "axiom", self_model: "self model", user_model: "user model",
+    operational: "operational", hypothesis: "hypothesis"
+  };
+  // shape by kind (all shapes draw their label below, so size stays the salience)
+  var SHAPES = {
+    person: "dot", fictional_character: "dot", fictionalized_self: "dot",
+    ai_entity: "hexagon", ai_persona: "hexagon", place: "square", project: "diamond",
+    event_series: "diamond", org: "triangle", community: "triangle", product: "triangleDown",
+    thing: "triangleDown", skill: "star", concept: "hexagon", narrative_device: "star",
+    safety_boundary: "triangle", event: "dot"
+  };
+  var GLYPHS = { dot: "●", hexagon: "⬢", square: "■", diamond: "◆", triangle: "▲", triangleDown: "▼", star: "★" };
+
+  var viewer = window.pulseViewer = window.pulseViewer || {};
+  viewer.ready = false;
+  viewer.drawnAt = null;
+  viewer.error = null;
+  viewer.timings = { scriptStart: performance.now() };
+  if (typeof viewer.onSelect !== "function") viewer.onSelect = null;
+
+  function $(id) { return document.getElementById(id); }
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+  function fmt(n) { return Number(n).toLocaleString("en-US"); }
+  function clip(text, n) { text = String(text == null ? "" : text); return text.length > n ? text.slice(0, n - 1) + "…" : text; }
+  function hexToRgb(hex) {
+    var v = parseInt(hex.slice(1), 16);
+    return [(v >> 16) & 255, (v >> 8) & 255, v & 255];
+  }
+  function rgba(hex, a) { var c = hexToRgb(hex); return "rgba(" + c[0] + "," + c[1] + "," + c[2] + "," + a + ")"; }
+  function mix(hex, t) {   // toward white by t
+    var c = hexToRgb(hex).map(function (x) { return Math.round(x + (255 - x) * t); });
+    return "rgb(" + c[0] + "," + c[1] + "," + c[2] + ")";
+  }
+  function domainColor(d) { return DOMAIN_COLORS[d] || "#7a8594"; }
+  function domainName(d) { return DOMAIN_NAMES[d] || String(d); }
+
+  var status = $("status");
+  var data;
+  try {
+    data = JSON.parse($("pulse-data").textContent);
+  } catch (err) {
+    viewer.error = "data: " + err;
+    status.textContent = "This file's data could not be read.";
+    return;
+  }
+  if (typeof vis === "undefined" || !vis.Network) {
+    viewer.error = "vis-network missing";
+    status.textContent = "The graph library did not load.";
+    return;
+  }
+  var meta = data.meta || {};
+  var large = !!meta.large;
+  var DOMAINS = (meta.domains || Object.keys(DOMAIN_COLORS)).slice();
+  var KINDS = (meta.kinds || []).slice();
+  var CLASSES = (meta.belief_classes || Object.keys(CLASS_NAMES)).slice();
+  var EVENTS = data.events || {};
+  var OBS = data.observations || {};
+  $("title").textContent = meta.title || "Pulse";
+  $("title").title = meta.title || "";
+  document.title = (meta.title || "Pulse") + " · graph";
+
+  // -- index ---------------------------------------------------------------------------------
+  var nodeById = new Map();
+  var nodeIndex = new Map();
+  data.nodes.forEach(function (n, i) { nodeById.set(n.id, n); nodeIndex.set(n.id, i); });
+  var adjacency = new Map();
+  data.edges.forEach(function (e, i) {
+    [e[0], e[1]].forEach(function (end) {
+      var list = adjacency.get(end);
+      if (!list) adjacency.set(end, (list = []));
+      list.push(i);
+    });
+  });
+  var domainCounts = {};
+  data.nodes.forEach(function (n) { domainCounts[n.domain] = (domainCounts[n.domain] || 0) + 1; });
+
+  // -- vis data ------------------------------------------------------------------------------
+  var groups = {};
+  DOMAINS.concat(Object.keys(DOMAIN_COLORS)).forEach(function (d) {
+    var c = domainColor(d);
+    groups[d + "|entity"] = {
+      color: { background: c, border: mix(c, -0.0), highlight: { background: c, border: "#111820" },
+               hover: { background: c, border: "#111820" } }
+    };
+    groups[d + "|event"] = {
+      color: { background: mix(c, 0.78), border: c, highlight: { background: mix(c, 0.5), border: "#111820" },
+               hover: { background: mix(c, 0.6), border: c } },
+      borderWidth: 1.5
+    };
+  });
+
+  var visible = new Uint8Array(data.nodes.length).fill(1);
+  var visNodes = data.nodes.map(function (n) {
+    var isEvent = n.type === "event";
+    var size = isEvent ? 4 + 7 * (n.size || 0) : 8 + 20 * (n.size || 0);
+    var node = {
+      id: n.id, x: n.x, y: n.y, group: n.domain + "|" + n.type, shape: SHAPES[n.kind] || "dot",
+      size: size, domain: n.domain, kind: n.kind
+    };
+    if (!isEvent) node.label = clip(n.label, 40);
+    if (n.kind === "safety_boundary") node.borderWidth = 3;
+    if (n.kind === "fictional_character" || n.kind === "fictionalized_self") node.shapeProperties = { borderDashes: [3, 2] };
+    if (n.is_self) { node.borderWidth = 3; node.font = { size: 19, bold: true }; }
+    if (isEvent && n.user_flag) { node.borderWidth = 3; }
+    return node;
+  });
+  var EDGE_STYLE = {
+    relation: { color: "#7d8797", opacity: 0.55 },
+    mention: { color: "#aab3c0", opacity: 0.35 },
+    chain: { color: "#d08a2c", opacity: 0.5 }
+  };
+  var visEdges = data.edges.map(function (e, i) {
+    var style = EDGE_STYLE[e[2]] || EDGE_STYLE.relation;
+    var s = Number(e[4]) || 0;
+    var edge = {
+      id: "e" + i, from: e[0], to: e[1],
+      width: e[2] === "mention" ? 0.6 : e[2] === "chain" ? 0.5 + 1.5 * s : 0.6 + 3.2 * s
+    };
+    if (e[2] !== "relation") edge.color = { color: style.color, opacity: style.opacity, highlight: "#1f2733", hover: "#1f2733" };
+    if (e[2] === "chain") edge.arrows = { to: { enabled: true, scaleFactor: 0.5 } };
+    return edge;
+  });
+  viewer.timings.dataReady = performance.now();
+
+  var nodes = new vis.DataSet(visNodes);
+  var edges = new vis.DataSet(visEdges);
+  var container = $("graph");
+  var options = {
+    autoResize: true,
+    groups: groups,
+    layout: { improvedLayout: false, randomSeed: 7 },
+    physics: {
+      enabled: false, solver: "forceAtlas2Based",
+      forceAtlas2Based: { gravitationalConstant: -40, springLength: 80, springConstant: 0.06, avoidOverlap: 0.3 },
+      stabilization: { enabled: true, iterations: 200, fit: false }
+    },
+    interaction: {
+      hover: !large, tooltipDelay: 120, hideEdgesOnDrag: large, hideEdgesOnZoom: large,
+      multiselect: false, navigationButtons: false, keyboard: false, selectConnectedEdges: true
+    },
+    nodes: {
+      borderWidth: 1.2,
+      font: { size: 17, face: "system-ui, -apple-system, Segoe UI, Roboto, sans-serif", color: "#1f2733",
+              strokeWidth: 4, strokeColor: "rgba(255,255,255,0.92)" },
+      scaling: { label: { drawThreshold: large ? 9 : 4 } }
+    },
+    edges: {
+      smooth: large ? false : { enabled: true, type: "continuous", roundness: 0.2 },
+      selectionWidth: 1.5, hoverWidth: 0.5,
+      color: { color: EDGE_STYLE.relation.color, opacity: EDGE_STYLE.relation.opacity, highlight: "#1f2733", hover: "#1f2733" }
+    }
+  };
+
+  status.textContent = data.nodes.length > 3000 ? "Drawing " + fmt(data.nodes.length) + " nodes…" : "";
+  var network = new vis.Network(container, { nodes: nodes, edges: edges }, options);
+  viewer.network = network;
+  viewer.timings.networkCreated = performance.now();
+
+  // -- domain zones (convex hulls) -------------------------------------------------------------
+  var hullCache = null;
+  var clustered = {};
+  function cross(o, a, b) { return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]); }
+  function convexHull(points) {
+    if (points.length < 3) return points.slice();
+    points.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
+    var lower = [], upper = [], i;
+    for (i = 0; i < points.length; i++) {
+      while (lower.length >= 2 && cross(lower[lower.length - 2], lower[lower.length - 1], points[i]) <= 0) lower.pop();
+      lower.push(points[i]);
+    }
+    for (i = points.length - 1; i >= 0; i--) {
+      while (upper.length >= 2 && cross(upper[upper.length - 2], upper[upper.length - 1], points[i]) <= 0) upper.pop();
+      upper.push(points[i]);
+    }
+    upper.pop(); lower.pop();
+    return lower.concat(upper);
+  }
+  function paddedHull(points, pad) {
+    var hull = convexHull(points), out = [];
+    hull.forEach(function (p) {
+      for (var k = 0; k < 12; k++) {
+        var a = (k / 12) * Math.PI * 2;
+        out.push([p[0] + Math.cos(a) * pad, p[1] + Math.sin(a) * pad]);
+      }
+    });
+    return convexHull(out);
+  }
+  function computeHulls() {
+    var byDomain = {};
+    var body = network.body.nodes;
+    for (var i = 0; i < data.nodes.length; i++) {
+      if (!visible[i]) continue;
+      var n = data.nodes[i];
+      if (clustered[n.domain]) continue;
+      var b = body[n.id];
+      if (!b) continue;
+      (byDomain[n.domain] = byDomain[n.domain] || []).push([b.x, b.y]);
+    }
+    var hulls = [];
+    Object.keys(byDomain).forEach(function (d) {
+      var pts = byDomain[d];
+      var hull = paddedHull(pts, large ? 60 : 38);
+      var top = hull.reduce(function (m, p) { return p[1] < m[1] ? p : m; }, hull[0]);
+      var sx = 0; hull.forEach(function (p) { sx += p[0]; });
+      hulls.push({ domain: d, points: hull, top: top, cx: sx / hull.length, count: pts.length });
+    });
+    return hulls;
+  }
+  function invalidateHulls() { hullCache = null; }
+  network.on("beforeDrawing", function (ctx) {
+    if (!hullCache || (physicsOn && !large)) hullCache = computeHulls();
+    var scale = network.getScale();
+    hullCache.forEach(function (h) {
+      var c = domainColor(h.domain);
+      ctx.save();
+      ctx.beginPath();
+      h.points.forEach(function (p, i) { if (i) ctx.lineTo(p[0], p[1]); else ctx.moveTo(p[0], p[1]); });
+      ctx.closePath();
+      ctx.fillStyle = rgba(c, 0.09);
+      ctx.fill();
+      ctx.lineJoin = "round";
+      ctx.lineWidth = Math.max(1.5, 1.5 / scale);
+      ctx.strokeStyle = rgba(c, 0.45);
+      ctx.setLineDash([8 / Math.max(scale, 0.2), 5 / Math.max(scale, 0.2)]);
+      ctx.stroke();
+      ctx.setLineDash([]);
+      var size = Math.max(18, 13 / scale);
+      ctx.font = "600 " + size + "px system-ui, -apple-system, Segoe UI, Roboto, sans-serif";
+      ctx.textAlign = "center";
+      ctx.textBaseline = "bottom";
+      ctx.fillStyle = rgba(c, 0.9);
+      ctx.fillText(domainName(h.domain), h.cx, h.top[1] - 6 / Math.max(scale, 0.2));
+      ctx.restore();
+    });
+  });
+  network.on("dragEnd", invalidateHulls);
+
+  // -- first draw ----------------------------------------------------------------------------
+  var physicsOn = false;
+  network.once("afterDrawing", function () {
+    viewer.drawnAt = performance.now();
+    viewer.timings.drawn = viewer.drawnAt;
+    viewer.ready = true;
+    status.textContent = "";
+    notifyBridge("viewerReady", { nodes: data.nodes.length, edges: data.edges.length, drawnAt: viewer.drawnAt });
+  });
+
+  // -- visibility: search + filters ----------------------------------------------------------
+  var filters = { domain: new Set(DOMAINS), kind: new Set(KINDS), cls: new Set(CLASSES) };
+  var searchText = "";
+  var haystack = null;
+  function buildHaystack() {
+    haystack = data.nodes.map(function (n) {
+      var parts = [n.label, n.kind, n.key || ""];
+      (n.aliases || []).forEach(function (a) { parts.push(a); });
+      if (n.description) parts.push(n.description);
+      (n.facts || []).forEach(function (f) { parts.push(f.text); });
+      if (n.type === "event" && EVENTS[n.id]) parts.push(EVENTS[n.id].description || "");
+      return parts.join("\n").toLowerCase();
+    });
+  }
+  function passes(i) {
+    var n = data.nodes[i];
+    if (!filters.domain.has(n.domain)) return false;
+    if (!filters.kind.has(n.kind)) return false;
+    if (filters.cls.size < CLASSES.length) {
+      var ok = false, b = n.beliefs || [];
+      for (var k = 0; k < b.length; k++) if (filters.cls.has(b[k])) { ok = true; break; }
+      if (!ok) return false;
+    }
+    if (searchText) {
+      if (!haystack) buildHaystack();
+      var words = searchText.split(/\s+/);
+      for (var w = 0; w < words.length; w++) if (words[w] && haystack[i].indexOf(words[w]) < 0) return false;
+    }
+    return true;
+  }
+  var visibleCount = data.nodes.length;
+  function applyVisibility() {
+    var changes = [], count = 0;
+    for (var i = 0; i < data.nodes.length; i++) {
+      var v = passes(i) ? 1 : 0;
+      count += v;
+      if (v !== visible[i]) { visible[i] = v; changes.push({ id: data.nodes[i].id, hidden: !v }); }
+    }
+    visibleCount = count;
+    if (Object.keys(clustered).length) {
+      changes.forEach(function (c) { if (clustered[nodeById.get(c.id).domain]) c.hidden = true; });
+      if (changes.length) nodes.update(changes);
+      rebuildClusterMarks();
+    } else if (changes.length) nodes.update(changes);
+    invalidateHulls();
+    updateCount();
+    updateFilterMarks();
+    network.redraw();
+    return count;
+  }
+  function updateCount() {
+    $("count").textContent = visibleCount === data.nodes.length
+      ? fmt(data.nodes.length) + " nodes"
+      : fmt(visibleCount) + " of " + fmt(data.nodes.length) + " shown";
+  }
+
+  // -- filter menus ---------------------------------------------------------------------------
+  function buildFilter(boxId, values, set, labelOf, swatchOf) {
+    var box = $(boxId).querySelector(".options");
+    var all = el("label", "all");
+    var allBox = el("input"); allBox.type = "checkbox"; allBox.checked = true;
+    all.appendChild(allBox); all.appendChild(document.createTextNode("All"));
+    box.appendChild(all);
+    var boxes = [];
+    values.forEach(function (v) {
+      var row = el("label");
+      var cb = el("input"); cb.type = "checkbox"; cb.checked = set.has(v); cb.value = v;
+      cb.addEventListener("change", function () {
+        if (cb.checked) set.add(v); else set.delete(v);
+        allBox.checked = set.size === values.length;
+        applyVisibility();
+      });
+      row.appendChild(cb);
+      if (swatchOf) { var sw = el("span", "swatch"); sw.style.background = swatchOf(v); row.appendChild(sw); }
+      row.appendChild(document.createTextNode(labelOf(v)));
+      box.appendChild(row);
+      boxes.push(cb);
+    });
+    allBox.addEventListener("change", function () {
+      boxes.forEach(function (cb) { cb.checked = allBox.checked; if (allBox.checked) set.add(cb.value); else set.delete(cb.value); });
+      applyVisibility();
+    });
+    return function sync() {
+      boxes.forEach(function (cb) { cb.checked = set.has(cb.value); });
+      allBox.checked = set.size === values.length;
+    };
+  }
+  var syncDomain = buildFilter("filter-domain", DOMAINS, filters.domain,
+    function (d) { return domainName(d) + " (" + fmt(domainCounts[d] || 0) + ")"; }, domainColor);
+  var syncKind = buildFilter("filter-kind", KINDS, filters.kind, function (k) { return k.replace(/_/g, " "); });
+  var syncClass = buildFilter("filter-class", CLASSES, filters.cls, function (c) { return CLASS_NAMES[c] || c; });
+  function updateFilterMarks() {
+    $("filter-domain").classList.toggle("active", filters.domain.size < DOMAINS.length);
+    $("filter-kind").classList.toggle("active", filters.kind.size < KINDS.length);
+    $("filter-class").classList.toggle("active", filters.cls.size < CLASSES.length);
+  }
+  document.addEventListener("click", function (ev) {   // one open menu at a time
+    document.querySelectorAll("details.filter[open]").forEach(function (d) {
+      if (!d.contains(ev.target)) d.open = false;
+    });
+  });
+
+  // -- search ---------------------------------------------------------------------------------
+  var searchTimer = null;
+  $("search").addEventListener("input", function () {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(function () { setSearch($("search").value); }, large ? 300 : 120);
+  });
+  function setSearch(text) {
+    searchText = String(text || "").trim().toLowerCase();
+    return applyVisibility();
+  }
+
+  // -- clustering: one summary node per domain (our own, not vis clustering: fast at 20k) ----
+  function nodeHidden(i) { return !visible[i] || !!clustered[data.nodes[i].domain]; }
+  function syncHidden(domainsTouched) {
+    var changes = [];
+    for (var i = 0; i < data.nodes.length; i++) {
+      if (domainsTouched && !domainsTouched[data.nodes[i].domain]) continue;
+      changes.push({ id: data.nodes[i].id, hidden: nodeHidden(i) });
+    }
+    if (changes.length) nodes.update(changes);
+  }
+  function rebuildClusterMarks() {
+    var ids = nodes.get({ filter: function (n) { return n.kind === "cluster"; }, fields: ["id"] })
+      .map(function (n) { return n.id; });
+    if (ids.length) nodes.remove(ids);
+    var cedges = edges.get({ filter: function (e) { return e.cluster === true; }, fields: ["id"] })
+      .map(function (e) { return e.id; });
+    if (cedges.length) edges.remove(cedges);
+    var stats = {};
+    for (var i = 0; i < data.nodes.length; i++) {
+      var n = data.nodes[i];
+      if (!visible[i] || !clustered[n.domain]) continue;
+      var st = stats[n.domain] || (stats[n.domain] = { count: 0, x: 0, y: 0 });
+      st.count++; st.x += n.x; st.y += n.y;
+    }
+    var add = [];
+    Object.keys(stats).forEach(function (d) {
+      var st = stats[d], c = domainColor(d);
+      add.push({
+        id: "cluster:" + d, x: st.x / st.count, y: st.y / st.count, kind: "cluster", domain: d,
+        label: domainName(d) + " (" + fmt(st.count) + ")", shape: "dot",
+        size: 18 + 7 * Math.log(st.count + 1), borderWidth: 2,
+        color: { background: mix(c, 0.35), border: c, highlight: { background: mix(c, 0.2), border: "#111820" } },
+        font: { size: 20, bold: true }
+      });
+    });
+    if (add.length) nodes.add(add);
+    // summary edges: how many links join two zones (or a zone and a node outside any cluster)
+    var links = {};
+    data.edges.forEach(function (e) {
+      var a = nodeIndex.get(e[0]), b = nodeIndex.get(e[1]);
+      if (!visible[a] || !visible[b]) return;
+      var da = data.nodes[a].domain, db = data.nodes[b].domain;
+      var ea = clustered[da] ? "cluster:" + da : e[0], eb = clustered[db] ? "cluster:" + db : e[1];
+      if (ea === eb || (ea === e[0] && eb === e[1])) return;
+      var key = ea < eb ? ea + "\u0000" + eb : eb + "\u0000" + ea;
+      links[key] = (links[key] || 0) + 1;
+    });
+    var addEdges = Object.keys(links).map(function (key, i) {
+      var ends = key.split("\u0000");
+      return { id: "cluster-edge:" + i, from: ends[0], to: ends[1], cluster: true,
+               width: Math.min(12, 1 + Math.log(links[key] + 1)),
+               color: { color: "#8792a2", opacity: 0.6 }, title: undefined };
+    });
+    if (addEdges.length) edges.add(addEdges);
+  }
+  function clusterByDomain() {
+    DOMAINS.forEach(function (d) {
+      var count = 0;
+      for (var i = 0; i < data.nodes.length; i++) if (visible[i] && data.nodes[i].domain === d) count++;
+      if (count >= 2) clustered[d] = true;
+    });
+    syncHidden(null);
+    rebuildClusterMarks();
+    invalidateHulls();
+  }
+  function openClusters(only) {
+    var touched = {};
+    Object.keys(clustered).forEach(function (d) {
+      if (only && d !== only) return;
+      touched[d] = true;
+      delete clustered[d];
+    });
+    syncHidden(touched);
+    rebuildClusterMarks();
+    $("cluster").checked = Object.keys(clustered).length > 0;
+    invalidateHulls();
+  }
+  $("cluster").addEventListener("change", function () { viewer.setClustered($("cluster").checked); });
+
+  // -- physics (small graphs only) --------------------------------------------------------------
+  if (meta.physics) {
+    $("physics-toggle").hidden = false;
+    $("physics").addEventListener("change", function () {
+      physicsOn = $("physics").checked;
+      network.setOptions({ physics: { enabled: physicsOn } });
+      invalidateHulls();
+    });
+    network.on("stabilized", invalidateHulls);
+  }
+  $("fit").addEventListener("click", function () { network.fit({ animation: { duration: 300 } }); });
+
+  // -- legend ---------------------------------------------------------------------------------
+  (function legend() {
+    var box = $("legend");
+    var row = el("div", "row");
+    DOMAINS.forEach(function (d) {
+      if (!domainCounts[d]) return;
+      var item = el("span", "item");
+      var sw = el("span", "swatch"); sw.style.background = domainColor(d);
+      item.appendChild(sw); item.appendChild(document.createTextNode(domainName(d)));
+      row.appendChild(item);
+    });
+    box.appendChild(row);
+    var shapes = el("div", "row"), seen = {};
+    KINDS.forEach(function (k) {
+      var shape = SHAPES[k] || "dot";
+      var key = k === "event" ? "event" : shape;
+      var item = seen[key];
+      if (!item) {
+        item = el("span", "item");
+        item.appendChild(el("span", "glyph", k === "event" ? "○" : GLYPHS[shape]));
+        item.appendChild(el("span", "names"));
+        seen[key] = item;
+        shapes.appendChild(item);
+      }
+      var names = item.querySelector(".names");
+      names.textContent = (names.textContent ? names.textContent + ", " : "") + k.replace(/_/g, " ");
+    });
+    box.appendChild(shapes);
+  })();
+
+  // -- tooltip (plain text) ----------------------------------------------------------------------
+  var tooltip = $("tooltip");
+  network.on("hoverNode", function (p) {
+    var n = nodeById.get(p.node);
+    var text;
+    if (n) {
+      text = (n.type === "event" ? (EVENTS[n.id] || {}).title || n.label : n.label) + "\n" +
+        n.kind.replace(/_/g, " ") + " · " + domainName(n.domain) + (n.type === "event" && n.ts ? " · " + String(n.ts).slice(0, 10) : "");
+    } else if (String(p.node).indexOf("cluster:") === 0) {
+      text = "Click to open this zone";
+    } else return;
+    tooltip.textContent = clip(text, 400);
+    tooltip.hidden = false;
+    var x = p.pointer.DOM.x + 14, y = p.pointer.DOM.y + 14;
+    var w = container.clientWidth;
+    tooltip.style.left = Math.min(x, w - 350) + "px";
+    tooltip.style.top = y + "px";
+  });
+  network.on("blurNode", function () { tooltip.hidden = true; });
+  network.on("dragStart", function () { tooltip.hidden = true; });
+
+  // -- side panel -------------------------------------------------------------------------------
+  var panel = $("panel"), panelBody = $("panel-body");
+  $("panel-close").addEventListener("click", function () {
+    panel.hidden = true; network.unselectAll(); viewer.selected = null;
+  });
+  function section(title) { panelBody.appendChild(el("h3", null, title)); var ul = el("ul"); panelBody.appendChild(ul); return ul; }
+  function link(text, id) {
+    var b = el("button", "link", text); b.type = "button";
+    b.addEventListener("click", function () { viewer.select(id, { focus: true }); });
+    return b;
+  }
+  function chip(text, cls) { return el("span", "chip" + (cls ? " " + cls : ""), text); }
+  function domainChip(d) { var c = chip(domainName(d), "domain"); c.style.background = domainColor(d); return c; }
+  function labelOf(id) {
+    var n = nodeById.get(id);
+    if (n) return n.type === "event" ? ((EVENTS[id] || {}).title || n.label) : n.label;
+    if (EVENTS[id]) return EVENTS[id].title;
+    return id;
+  }
+  function observationsSection(id) {
+    if (meta.redacted) {
+      panelBody.appendChild(el("h3", null, "Observations"));
+      panelBody.appendChild(el("p", "note", "Observation text is redacted in this export."));
+      return;
+    }
+    var texts = OBS[id] || [];
+    if (!texts.length) return;
+    panelBody.appendChild(el("h3", null, texts.length > 1 ? "Observations" : "Observation"));
+    texts.forEach(function (t) { panelBody.appendChild(el("blockquote", null, t)); });
+  }
+  function showEntity(n) {
+    panelBody.appendChild(el("h2", null, n.label));
+    var sub = el("div", "sub");
+    sub.appendChild(chip(n.kind.replace(/_/g, " ")));
+    sub.appendChild(domainChip(n.domain));
+    sub.appendChild(chip("salience " + Number(n.salience).toFixed(2)));
+    if (n.is_self) sub.appendChild(chip("self"));
+    panelBody.appendChild(sub);
+    if (n.aliases && n.aliases.length) panelBody.appendChild(el("p", "note", "also: " + n.aliases.join(", ")));
+    if (n.description) panelBody.appendChild(el("p", null, n.description));
+    if (n.facts && n.facts.length) {
+      var ul = section("Facts (" + n.facts.length + ")");
+      n.facts.forEach(function (f) {
+        var li = el("li");
+        li.appendChild(el("div", "fact", f.text));
+        li.appendChild(el("div", "meta", (CLASS_NAMES[f.belief_class] || f.belief_class) + " · confidence " +
+          Number(f.confidence).toFixed(2) + (f.domain !== n.domain ? " · " + domainName(f.domain) : "") + (f.verified ? " · verified" : "")));
+        ul.appendChild(li);
+      });
+    }
+    var evs = (n.events || []).filter(function (id) { return EVENTS[id]; });
+    if (evs.length) {
+      var eu = section("Events (" + evs.length + ")");
+      evs.slice(0, 200).forEach(function (id) {
+        var ev = EVENTS[id], li = el("li");
+        li.appendChild(link(ev.title, id));
+        li.appendChild(el("div", "meta", String(ev.ts || "").slice(0, 10) + " · " + (CLASS_NAMES[ev.belief_class] || ev.belief_class) +
+          (ev.user_flag ? " · anchor" : "") + (ev.emotion ? " · " + ev.emotion.name : "")));
+        eu.appendChild(li);
+      });
+      if (evs.length > 200) eu.appendChild(el("li", "note", "… and " + fmt(evs.length - 200) + " more"));
+    }
+    var rels = (adjacency.get(n.id) || []).map(function (i) { return data.edges[i]; })
+      .filter(function (e) { return e[2] === "relation"; });
+    if (rels.length) {
+      var ru = section("Relations (" + rels.length + ")");
+      rels.slice(0, 300).forEach(function (e) {
+        var out = e[0] === n.id, other = out ? e[1] : e[0], li = el("li");
+        li.appendChild(document.createTextNode((out ? "→ " : "← ") + e[3] + " "));
+        li.appendChild(link(labelOf(other), other));
+        li.appendChild(el("span", "meta", " · strength " + Number(e[4]).toFixed(2)));
+        ru.appendChild(li);
+      });
+    }
+    observationsSection(n.id);
+  }
+  function showEvent(id) {
+    var ev = EVENTS[id] || {}, n = nodeById.get(id) || {};
+    panelBody.appendChild(el("h2", null, ev.title || n.label || id));
+    var sub = el("div", "sub");
+    sub.appendChild(chip("event"));
+    sub.appendChild(domainChip(ev.domain || n.domain));
+    sub.appendChild(chip(CLASS_NAMES[ev.belief_class] || ev.belief_class || ""));
+    if (ev.user_flag) sub.appendChild(chip("anchor"));
+    if (ev.archivable === false) sub.appendChild(chip("pinned"));
+    panelBody.appendChild(sub);
+    var facts = [String(ev.ts || "").replace("T", " ").replace("Z", " UTC")];
+    if (ev.confidence_floor) facts.push("floor " + Number(ev.confidence_floor).toFixed(2));
+    if (ev.sentiment_label) facts.push(ev.sentiment_label);
+    if (ev.emotion) facts.push(ev.emotion.name + " " + Number(ev.emotion.value).toFixed(2));
+    if (ev.provenance) facts.push(ev.provenance.replace(/_/g, " "));
+    panelBody.appendChild(el("p", "note", facts.join(" · ")));
+    if (ev.description) panelBody.appendChild(el("p", null, ev.description));
+    if (ev.entities && ev.entities.length) {
+      var ul = section("Entities (" + ev.entities.length + ")");
+      ev.entities.forEach(function (eid) { var li = el("li"); li.appendChild(link(labelOf(eid), eid)); ul.appendChild(li); });
+    }
+    var chain = (adjacency.get(id) || []).map(function (i) { return data.edges[i]; })
+      .filter(function (e) { return e[2] === "chain"; });
+    if (chain.length) {
+      var cu = section("Chain");
+      chain.forEach(function (e) {
+        var parent = e[1] === id, other = parent ? e[0] : e[1], li = el("li");
+        li.appendChild(document.createTextNode((parent ? "after " : "led to ") ));
+        li.appendChild(link(labelOf(other), other));
+        li.appendChild(el("span", "meta", " · " + e[3] + " " + Number(e[4]).toFixed(2)));
+        cu.appendChild(li);
+      });
+    }
+    observationsSection(id);
+  }
+  function showPanel(id) {
+    panelBody.replaceChildren();
+    var n = nodeById.get(id);
+    if (n && n.type === "entity") showEntity(n); else showEvent(id);
+    panel.hidden = false;
+    panel.scrollTop = 0;
+  }
+  function describe(id) {
+    var n = nodeById.get(id) || {}, ev = EVENTS[id];
+    return { id: id, type: n.type || (ev ? "event" : null), key: n.key || (ev && ev.key) || null,
+             dbId: Number(String(id).split(":")[1]) || null, label: labelOf(id), kind: n.kind || "event",
+             domain: n.domain || (ev && ev.domain) || null };
+  }
+
+  // -- selection ------------------------------------------------------------------------------
+  function select(id, opts) {
+    opts = opts || {};
+    id = String(id);
+    if (!nodeById.has(id) && !EVENTS[id]) return false;
+    if (nodeById.has(id)) {
+      var domain = nodeById.get(id).domain;
+      if (clustered[domain]) openClusters(domain);
+      if (visible[nodeIndex.get(id)]) {
+        network.selectNodes([id]);
+        if (opts.focus) network.focus(id, { scale: Math.max(network.getScale(), large ? 1.0 : 1.1), animation: { duration: 350 } });
+      } else {
+        network.unselectAll();
+      }
+    }
+    viewer.selected = id;
+    showPanel(id);
+    var info = describe(id);
+    if (opts.notify !== false) {
+      if (typeof viewer.onSelect === "function") { try { viewer.onSelect(info); } catch (e) { /* host hook */ } }
+      notifyBridge("nodeClicked", info);
+    }
+    return true;
+  }
+  network.on("click", function (p) {
+    tooltip.hidden = true;
+    if (p.nodes && p.nodes.length) {
+      var id = String(p.nodes[0]);
+      if (id.indexOf("cluster:") === 0) { openClusters(id.slice(8)); return; }
+      select(id, { focus: false });
+    }
+  });
+
+  // -- Qt bridge (QWebChannel), desktop app only ----------------------------------------------
+  var bridge = null;
+  function notifyBridge(method, payload) {
+    if (bridge && typeof bridge[method] === "function") {
+      try { bridge[method](JSON.stringify(payload)); } catch (e) { /* ignore */ }
+    }
+  }
+  function attachChannel() {
+    /* global QWebChannel, qt */
+    new QWebChannel(qt.webChannelTransport, function (channel) {
+      var b = channel.objects.bridge;
+      if (!b) return;
+      bridge = b;
+      viewer.bridge = b;
+      if (b.focusNode && b.focusNode.connect) b.focusNode.connect(function (id) { select(String(id), { focus: true, notify: false }); });
+      if (b.searchRequested && b.searchRequested.connect) b.searchRequested.connect(function (t) { viewer.search(String(t)); });
+      if (b.domainsRequested && b.domainsRequested.connect) b.domainsRequested.connect(function (json) {
+        try { viewer.setDomainFilter(JSON.parse(json)); } catch (e) { /* ignore */ }
+      });
+      if (viewer.ready) notifyBridge("viewerReady", { nodes: data.nodes.length, edges: data.edges.length, drawnAt: viewer.drawnAt });
+    });
+  }
+  if (window.qt && window.qt.webChannelTransport) {
+    if (typeof window.QWebChannel === "function") attachChannel();
+    else {
+      var s = document.createElement("script");
+      s.src = "qrc:///qtwebchannel/qwebchannel.js";
+      s.onload = attachChannel;
+      document.head.appendChild(s);
+    }
+  }
+
+  // -- public API -----------------------------------------------------------------------------
+  viewer.nodeCount = function () { return data.nodes.length; };
+  viewer.edgeCount = function () { return data.edges.length; };
+  viewer.visibleNodeCount = function () { return visibleCount; };
+  viewer.visibleNodeIds = function () {
+    var out = [];
+    for (var i = 0; i < data.nodes.length; i++) if (visible[i]) out.push(data.nodes[i].id);
+    return out;
+  };
+  viewer.select = function (id, opts) { return select(id, opts || { focus: true }); };
+  viewer.search = function (text) { $("search").value = String(text || ""); return setSearch(text); };
+  function setFilter(set, values, all, sync) {
+    set.clear();
+    (values && values.length ? values : all).forEach(function (v) { if (all.indexOf(v) >= 0) set.add(v); });
+    sync();
+    return applyVisibility();
+  }
+  viewer.setDomainFilter = function (list) { return setFilter(filters.domain, list, DOMAINS, syncDomain); };
+  viewer.setKindFilter = function (list) { return setFilter(filters.kind, list, KINDS, syncKind); };
+  viewer.setClassFilter = function (list) { return setFilter(filters.cls, list, CLASSES, syncClass); };
+  viewer.setClustered = function (on) {
+    on = !!on;
+    $("cluster").checked = on;
+    openClusters();
+    if (on) clusterByDomain();
+    network.redraw();
+    return Object.keys(clustered).length;
+  };
+  viewer.domPosition = function (id) {
+    var pos = network.getPosition(id);
+    var dom = network.canvasToDOM(pos);
+    var rect = container.getBoundingClientRect();
+    return { x: dom.x + rect.left, y: dom.y + rect.top };
+  };
+  viewer.fit = function () { network.fit(); };
+  viewer.isClustered = function (domain) { return !!clustered[domain]; };
+  viewer.panelText = function () { return panel.hidden ? "" : panelBody.textContent; };
+
+  updateCount();
+})();

@@ -1,0 +1,351 @@
+"""The exported viewer in a real browser engine (QtWebEngine, offscreen): it draws, makes no
+request, never runs memory text as code, and its panel, search and filters work.
+
+conftest.py sets QT_QPA_PLATFORM=offscreen (and, as root, QTWEBENGINE_DISABLE_SANDBOX=1)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+if hasattr(os, "geteuid") and os.geteuid() == 0:
+    os.environ.setdefault("QTWEBENGINE_DISABLE_SANDBOX", "1")
+
+QtWebEngineCore = pytest.importorskip("PySide6.QtWebEngineCore")
+QtWebEngineWidgets = pytest.importorskip("PySide6.QtWebEngineWidgets")
+from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QPoint, Qt, QTimer, QUrl  # noqa: E402
+from PySide6.QtTest import QTest  # noqa: E402
+
+from core.export import export_html  # noqa: E402
+from core.memory import Memory  # noqa: E402
+
+IMG = '<img src=x onerror="window.__pwned=1">'
+SCRIPT = "</script><script>window.__pwned=2</script>"
+
+CORPUS = {
+    "format": "pulse-corpus/1",
+    "entities": [
+        {"key": "ana", "name": "Ana Petrova", "kind": "person"},
+        {"key": "img", "name": IMG, "kind": "person"},
+        {"key": "scr", "name": SCRIPT, "kind": "concept"},
+        {"key": "cafe", "name": "Cafe Lumen", "kind": "place"},
+        {"key": "gym", "name": "Harbour Gym", "kind": "place"},
+        {"key": "team", "name": "Night Shift Crew", "kind": "community"},
+        {"key": "hero", "name": "Captain Vela", "kind": "fictional_character",
+         "domain": "fiction_content"},
+        {"key": "ship", "name": "The Gull", "kind": "thing", "domain": "fiction_content"},
+        {"key": "book", "name": "The Lighthouse Draft", "kind": "project",
+         "domain": "fiction_meta"},
+    ],
+    "relations": [
+        {"from": "ana", "to": "img", "kind": "sibling", "strength": 0.9},
+        {"from": "ana", "to": "scr", "kind": "believes", "strength": 0.3},
+        {"from": "ana", "to": "cafe", "kind": "works_at", "strength": 0.6},
+        {"from": "ana", "to": "gym", "kind": "goes_to", "strength": 0.4},
+        {"from": "ana", "to": "team", "kind": "member_of", "strength": 0.5},
+        {"from": "ana", "to": "book", "kind": "writes", "strength": 0.8},
+        {"from": "book", "to": "hero", "kind": "features", "strength": 0.7},
+        {"from": "hero", "to": "ship", "kind": "captains", "strength": 0.9},
+    ],
+    "events": [
+        {"key": "e1", "title": "Ana starts at Cafe Lumen", "ts": "2026-03-01T09:00:00Z",
+         "entities": ["ana", "cafe"]},
+        {"key": "e2", "title": SCRIPT, "description": IMG, "ts": "2026-03-02T09:00:00Z",
+         "entities": ["ana", "img"], "parents": ["e1"], "belief_class": "self_model"},
+        {"key": "e3", "title": IMG, "description": SCRIPT, "ts": "2026-03-03T09:00:00Z",
+         "entities": ["scr"], "belief_class": "hypothesis"},
+        {"key": "e4", "title": "Vela sails at dawn", "ts": "2026-03-04T09:00:00Z",
+         "entities": ["hero", "ship"], "domain": "fiction_content"},
+    ],
+    "facts": [
+        {"entity": "ana", "text": "Ana takes her coffee black"},
+        {"entity": "img", "text": SCRIPT},
+        {"entity": "scr", "text": IMG},
+        {"entity": "hero", "text": "Vela fears still water", "domain": "fiction_content"},
+    ],
+}
+
+
+class _Interceptor(QtWebEngineCore.QWebEngineUrlRequestInterceptor):
+    """Counts (and blocks) every request except the load of the page file itself."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.page_url = ""
+        self.requests: list[str] = []
+
+    def interceptRequest(self, info) -> None:  # noqa: N802 (Qt name)
+        url = info.requestUrl().toString()
+        if url == self.page_url:
+            return
+        self.requests.append(url)
+        info.block(True)
+
+
+class _Page(QtWebEngineCore.QWebEnginePage):
+    def __init__(self, profile, parent=None) -> None:
+        super().__init__(profile, parent)
+        self.console: list[str] = []
+
+    def javaScriptConsoleMessage(self, level, message, line, source) -> None:  # noqa: N802
+        self.console.append(f"{message} ({source}:{line})")
+
+
+_PROFILE: list = []
+
+
+def _profile():
+    """One off-the-record profile with the counting interceptor, kept for the whole session
+    (a profile must outlive its pages)."""
+    if not _PROFILE:
+        profile = QtWebEngineCore.QWebEngineProfile()
+        interceptor = _Interceptor()
+        profile.setUrlRequestInterceptor(interceptor)
+        _PROFILE.extend([profile, interceptor])
+    return _PROFILE[0], _PROFILE[1]
+
+
+class Viewer:
+    """A page loaded in an offscreen QWebEngineView, with helpers to run JavaScript."""
+
+    def __init__(self, qtbot, path: Path) -> None:
+        self.qtbot = qtbot
+        self.profile, self.interceptor = _profile()
+        self.interceptor.requests.clear()
+        self.view = QtWebEngineWidgets.QWebEngineView()
+        self.page = _Page(self.profile, self.view)
+        self.view.setPage(self.page)
+        self.view.resize(1200, 800)
+        self.view.show()
+        qtbot.addWidget(self.view)
+        url = QUrl.fromLocalFile(str(path))
+        self.interceptor.page_url = url.toString()
+        with qtbot.waitSignal(self.page.loadFinished, timeout=30_000) as blocker:
+            self.view.load(url)
+        assert blocker.args == [True]
+        self.wait_for("window.pulseViewer && window.pulseViewer.ready === true", 30_000)
+
+    def js(self, expression: str, timeout: int = 10_000):
+        """Evaluate one JavaScript expression (use the comma operator for several) and return
+        its value through JSON (PySide returns plain objects as '')."""
+        result: list = []
+        loop = QEventLoop()
+        self.page.runJavaScript(f"JSON.stringify([({expression})])", 0,
+                                lambda value: (result.append(value), loop.quit()))
+        QTimer.singleShot(timeout, loop.quit)
+        loop.exec()
+        assert result and isinstance(result[0], str), f"no answer from JavaScript: {expression}"
+        return json.loads(result[0])[0]
+
+    def wait_for(self, condition: str, timeout: int = 10_000) -> None:
+        deadline = time.monotonic() + timeout / 1000
+        while time.monotonic() < deadline:
+            if self.js(f"!!({condition})"):
+                return
+            self.qtbot.wait(50)
+        raise AssertionError(f"timed out waiting for: {condition} (console: {self.page.console})")
+
+    def close(self) -> None:
+        self.view.close()
+        self.page.deleteLater()
+        self.view.deleteLater()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory) -> dict:
+    folder = tmp_path_factory.mktemp("viewer")
+    db = folder / "memory.db"
+    with Memory.open(db, create=True) as mem:
+        summary = mem.import_corpus(CORPUS)
+        ids = {k: v for k, v in summary["keys"].items()}
+        entity_ids = {key: row[0] for key, row in
+                      ((k, mem.conn.execute("SELECT id FROM entities WHERE key = ?",
+                                            (k,)).fetchone()) for k in
+                       [e["key"] for e in CORPUS["entities"]])}
+        export_html(mem, folder / "graph.html")
+        export_html(mem, folder / "redacted.html", redact=True)
+    return {"path": folder / "graph.html", "redacted": folder / "redacted.html",
+            "events": ids, "entities": entity_ids}
+
+
+@pytest.fixture
+def viewer(qtbot, exported):
+    v = Viewer(qtbot, exported["path"])
+    yield v
+    v.close()
+
+
+def node(exported, key: str) -> str:
+    if key in exported["entities"]:
+        return f"en:{exported['entities'][key]}"
+    return f"ev:{exported['events'][key]}"
+
+
+def test_renders_every_node(viewer):
+    assert viewer.js("pulseViewer.nodeCount()") == 13          # 9 entities + 4 events
+    assert viewer.js("pulseViewer.visibleNodeCount()") == 13
+    assert viewer.js("pulseViewer.drawnAt") > 0
+    # vis-network really holds them, and they sit on the canvas
+    assert viewer.js("Object.keys(pulseViewer.network.body.nodes).length") >= 13
+    assert viewer.js("document.querySelector('#graph canvas').width") > 0
+    assert viewer.js("pulseViewer.error === null") is True
+
+
+def test_no_request_leaves_the_page(viewer):
+    viewer.js("pulseViewer.select(pulseViewer.visibleNodeIds()[0])")
+    viewer.js("pulseViewer.search('ana'), pulseViewer.setClustered(true), "
+              "pulseViewer.setClustered(false), pulseViewer.search('')")
+    viewer.qtbot.wait(300)
+    assert viewer.interceptor.requests == []
+    assert viewer.js("typeof QWebChannel") == "undefined"      # never loaded outside Qt's app
+    violations = [m for m in viewer.page.console if "Content Security Policy" in m]
+    assert violations == []
+
+
+def test_untrusted_text_never_runs(viewer, exported):
+    assert viewer.js("typeof window.__pwned") == "undefined"
+    for key in ("img", "scr", "e2", "e3"):
+        assert viewer.js(f"pulseViewer.select({json.dumps(node(exported, key))})") is True
+        viewer.qtbot.wait(100)
+        assert viewer.js("typeof window.__pwned") == "undefined"
+    # shown as text: the panel holds the literal markup, and no <img> element exists
+    assert IMG in viewer.js("pulseViewer.panelText()") or SCRIPT in viewer.js(
+        "pulseViewer.panelText()")
+    assert viewer.js("document.querySelectorAll('img').length") == 0
+    assert viewer.js("document.querySelectorAll('script').length") == 3
+    viewer.js(f"pulseViewer.search({json.dumps('onerror')})")
+    assert viewer.js("pulseViewer.visibleNodeCount()") >= 2
+    assert viewer.js("typeof window.__pwned") == "undefined"
+
+
+def test_csp_blocks_inline_handlers_even_if_markup_got_in(viewer):
+    # defence in depth: were some future code to insert memory text as HTML, the page's CSP
+    # (scripts by hash only) still refuses inline event handlers and injected scripts
+    viewer.js(f"document.body.insertAdjacentHTML('beforeend', {json.dumps(IMG)})")
+    viewer.js("(function () { var s = document.createElement('script');"
+              " s.textContent = 'window.__pwned = 3'; document.body.appendChild(s); })()")
+    viewer.qtbot.wait(300)
+    assert viewer.js("typeof window.__pwned") == "undefined"
+    assert viewer.interceptor.requests == []              # img-src data: only: no fetch of x
+
+
+def test_xss_entity_panel_shows_markup_as_text(viewer, exported):
+    viewer.js(f"pulseViewer.select({json.dumps(node(exported, 'img'))})")
+    text = viewer.js("pulseViewer.panelText()")
+    assert IMG in text and SCRIPT in text                      # the name and its fact
+    assert viewer.js("typeof window.__pwned") == "undefined"
+
+
+def test_real_mouse_click_opens_the_panel(viewer, exported):
+    target = node(exported, "ana")
+    viewer.js("pulseViewer.network.fit()")
+    viewer.qtbot.wait(300)
+    pos = viewer.js(f"pulseViewer.domPosition({json.dumps(target)})")
+    widget = viewer.view.focusProxy() or viewer.view
+    point = QPoint(round(pos["x"]), round(pos["y"]))
+    QTest.mouseMove(widget, point)
+    QTest.mousePress(widget, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
+    viewer.qtbot.wait(40)
+    QTest.mouseRelease(widget, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
+    viewer.wait_for("!document.getElementById('panel').hidden", 5_000)
+    assert viewer.js("pulseViewer.selected") == target
+    assert "Ana takes her coffee black" in viewer.js("pulseViewer.panelText()")
+    assert viewer.js("typeof window.__pwned") == "undefined"
+
+
+def test_clicking_every_node_is_safe(viewer):
+    ids = viewer.js("pulseViewer.visibleNodeIds()")
+    viewer.js("pulseViewer.network.fit()")
+    viewer.qtbot.wait(300)
+    widget = viewer.view.focusProxy() or viewer.view
+    for node_id in ids:
+        pos = viewer.js(f"pulseViewer.domPosition({json.dumps(node_id)})")
+        point = QPoint(round(pos["x"]), round(pos["y"]))
+        QTest.mouseClick(widget, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
+        viewer.qtbot.wait(30)
+    assert viewer.js("typeof window.__pwned") == "undefined"
+
+
+def test_select_shows_facts_events_relations_observations(viewer, exported):
+    assert viewer.js(f"pulseViewer.select({json.dumps(node(exported, 'ana'))})") is True
+    text = viewer.js("pulseViewer.panelText()")
+    assert "Ana takes her coffee black" in text                # fact
+    assert "Ana starts at Cafe Lumen" in text                  # event
+    assert "works_at" in text and "Cafe Lumen" in text         # relation
+    assert "Observation" in text                               # observation text
+    assert viewer.js("pulseViewer.select('en:999999')") is False
+
+
+def test_on_select_hook(viewer, exported):
+    viewer.js("window.__picked = null, pulseViewer.onSelect = function (i) { window.__picked = i; }")
+    viewer.js(f"pulseViewer.select({json.dumps(node(exported, 'cafe'))})")
+    picked = viewer.js("window.__picked")
+    assert picked["label"] == "Cafe Lumen" and picked["type"] == "entity"
+    assert picked["id"] == node(exported, "cafe")
+
+
+def test_search_narrows_the_graph(viewer):
+    assert viewer.js("pulseViewer.search('vela')") == 2        # the character and its event
+    assert viewer.js("pulseViewer.visibleNodeCount()") == 2
+    hidden = viewer.js("pulseViewer.network.body.nodeIndices.length")
+    assert hidden == 2
+    assert viewer.js("pulseViewer.search('coffee black')") == 1   # facts are searched too
+    assert viewer.js("pulseViewer.search('')") == 13
+
+
+def test_domain_filter_hides_fiction(viewer):
+    assert viewer.js("pulseViewer.setDomainFilter(['real'])") == 9
+    ids = viewer.js("pulseViewer.network.body.nodeIndices")
+    domains = viewer.js("pulseViewer.network.body.nodeIndices.map("
+                        "function (id) { return pulseViewer.network.body.nodes[id].options.domain; })")
+    assert set(domains) == {"real"} and len(ids) == 9
+    assert viewer.js("pulseViewer.setDomainFilter([])") == 13   # empty = all again
+
+
+def test_kind_and_class_filters(viewer):
+    assert viewer.js("pulseViewer.setKindFilter(['place'])") == 2
+    assert viewer.js("pulseViewer.setKindFilter([])") == 13
+    # hypothesis: the event e3 and the entity it mentions
+    assert viewer.js("pulseViewer.setClassFilter(['hypothesis'])") == 2
+
+
+def test_cluster_by_domain(viewer):
+    assert viewer.js("pulseViewer.setClustered(true)") >= 2
+    assert viewer.js("pulseViewer.isClustered('real')") is True
+    assert "cluster:real" in viewer.js("pulseViewer.network.body.nodeIndices")
+    assert viewer.js("pulseViewer.network.body.nodeIndices.length") < 13
+    assert viewer.js("pulseViewer.select(pulseViewer.visibleNodeIds()[0])") is True  # opens it
+    assert viewer.js("pulseViewer.isClustered('real')") is False
+    assert viewer.js("pulseViewer.setClustered(false)") == 0
+    assert viewer.js("pulseViewer.network.body.nodeIndices.length") == 13
+
+
+def test_redacted_export_hides_observations(qtbot, exported):
+    v = Viewer(qtbot, exported["redacted"])
+    try:
+        v.js("pulseViewer.select(pulseViewer.visibleNodeIds()[0])")
+        text = v.js("pulseViewer.panelText()")
+        assert "redacted" in text
+        assert v.interceptor.requests == []
+    finally:
+        v.close()
+
+
+def test_demo_memory_renders(qtbot, demo_db, tmp_path):
+    if not demo_db.exists():
+        pytest.skip("no demo memory")
+    with Memory.open(demo_db, read_only=True) as mem:
+        summary = export_html(mem, tmp_path / "demo.html")
+    v = Viewer(qtbot, tmp_path / "demo.html")
+    try:
+        assert v.js("pulseViewer.nodeCount()") == summary["nodes"] > 50
+        assert v.interceptor.requests == []
+        assert v.js("pulseViewer.setDomainFilter(['real'])") < summary["nodes"]
+    finally:
+        v.close()

@@ -164,7 +164,7 @@ def _orphaned_observations(plan: _Plan) -> set[int]:
     conn = plan.conn
     candidates: set[int] = set()
     for table in ("evidence",):
-        for pk, row in plan.rows.get(table, {}).items():
+        for row in plan.rows.get(table, {}).values():
             candidates.add(int(row["observation_id"]))
     for row in plan.rows.get("events", {}).values():
         if row["source_observation"] is not None:
@@ -197,6 +197,87 @@ def plan_erasure(conn: sqlite3.Connection, kind: str, row_id: int) -> _Plan:
             break
         _expand_observations(plan, orphans)
     return plan
+
+
+EXPLICIT_TABLES = set(DELETE_ORDER)
+ROOTS = {"events": "events", "observations": "observations", "entities": "entities"}
+
+
+def _foreign(plan: _Plan) -> tuple[list[str], list[dict[str, Any]]]:
+    """Rows of other tables (later migrations) that point at erased rows: ON DELETE CASCADE
+    (or no action) → erased with them; SET NULL → the pointer cleared, as an explicit change.
+    Merge proposals naming an erased entity go too. Returns (tables with erased rows, updates)."""
+    conn = plan.conn
+    erased = {"events": plan.events, "observations": plan.observations,
+              "entities": plan.entities}
+    tables = [r[0] for r in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    extra_tables: list[str] = []
+    updates: list[dict[str, Any]] = []
+    from core.store.changes import is_internal
+
+    for table in tables:
+        if table in EXPLICIT_TABLES or is_internal(table):
+            continue
+        for fk in conn.execute(f"PRAGMA foreign_key_list({table})").fetchall():
+            ids = erased.get(fk["table"])
+            if not ids:
+                continue
+            marks, values = _in(ids)
+            where = f"{fk['from']} IN {marks}"
+            if fk["on_delete"].upper() == "SET NULL":
+                keys = table_keys(conn, table)
+                cursor = conn.execute(f"SELECT * FROM {table} WHERE {where}", values)
+                names = [d[0] for d in cursor.description]
+                for row in cursor:
+                    data = dict(zip(names, row))
+                    pk = tuple(data[k] for k in keys)
+                    if plan.has(table, pk):
+                        continue
+                    updates.append({"t": table, "a": "update",
+                                    "pk": dict(zip(keys, pk)), "set": {fk["from"]: None},
+                                    "old": {fk["from"]: data[fk["from"]]}})
+            else:
+                plan.add_rows(table, where, values)
+                if table not in extra_tables:
+                    extra_tables.append(table)
+    if plan.entities and "merge_proposals" in tables:
+        marks, values = _in(plan.entities)
+        plan.add_rows("merge_proposals", f"keep_entity IN {marks} OR merge_entity IN {marks}",
+                      values + values)
+        if plan.rows.get("merge_proposals") and "merge_proposals" not in extra_tables:
+            extra_tables.append("merge_proposals")
+    # an update on a row that is itself erased is moot
+    updates = [u for u in updates if not plan.has(u["t"], tuple(u["pk"].values()))]
+    return extra_tables, updates
+
+
+def _scrub_bookkeeping(conn: sqlite3.Connection, plan: _Plan, texts: list[str]) -> int:
+    """Extraction jobs keep the model's output (bookkeeping, not journaled): blank what an
+    erased observation produced or what names erased text; the job row stays so the source is
+    not extracted again."""
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'ingest_jobs'").fetchone():
+        return 0
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(ingest_jobs)")}
+    blank = {c: v for c, v in (("triage", None), ("extraction", None), ("rejected", "[]"),
+                               ("last_error", "")) if c in columns}
+    if not blank:
+        return 0
+    ids: set[int] = set()
+    if plan.observations and "observation_id" in columns:
+        marks, values = _in(plan.observations)
+        ids |= {r[0] for r in conn.execute(
+            f"SELECT id FROM ingest_jobs WHERE observation_id IN {marks}", values)}
+    text_cols = [c for c in ("triage", "extraction", "rejected", "last_error") if c in columns]
+    for text in texts:
+        for variant in {text, json.dumps(text)[1:-1], json.dumps(text, ensure_ascii=False)[1:-1]}:
+            for col in text_cols:
+                ids |= {r[0] for r in conn.execute(
+                    f"SELECT id FROM ingest_jobs WHERE instr({col}, ?) > 0", (variant,))}
+    sets = ", ".join(f"{c} = ?" for c in blank)
+    for job_id in ids:
+        conn.execute(f"UPDATE ingest_jobs SET {sets} WHERE id = ?", [*blank.values(), job_id])
+    return len(ids)
 
 
 def _pointer_updates(plan: _Plan) -> list[dict[str, Any]]:
@@ -297,14 +378,16 @@ def forget(memory: Any, ref: str, *, actor: str = "manual", vacuum: bool = True
     with transaction(conn):
         row_id = _resolve(conn, kind, ident)
         plan = plan_erasure(conn, kind, row_id)
+        extra_tables, foreign_updates = _foreign(plan)
         texts = _erased_texts(plan)
-        changes = _pointer_updates(plan)
-        for table in DELETE_ORDER:
+        changes = _pointer_updates(plan) + foreign_updates
+        for table in [*extra_tables, *DELETE_ORDER]:
             keys = table_keys(conn, table)
             for pk in sorted(plan.rows.get(table, {}), key=repr):
                 changes.append({"t": table, "a": "delete", "row": dict(zip(keys, pk))})
         counts = {t: len(rows) for t, rows in plan.rows.items() if rows}
         redacted = _redact_journal(conn, plan, texts)
+        scrubbed = _scrub_bookkeeping(conn, plan, texts)
         seq = execute(conn, actor=actor, op="forget", subject=f"{kind}:{row_id}",
                       changes=changes,
                       extra={"forget": {"kind": kind, "id": row_id, "rows": counts,
@@ -313,7 +396,7 @@ def forget(memory: Any, ref: str, *, actor: str = "manual", vacuum: bool = True
         conn.execute("INSERT INTO facts_fts(facts_fts) VALUES('rebuild')")
     vacuumed = compact(conn) if vacuum else False
     return {"forgot": f"{kind}:{row_id}", "rows": counts, "redacted_journal_rows": redacted,
-            "journal_seq": seq, "vacuumed": vacuumed}
+            "journal_seq": seq, "scrubbed_jobs": scrubbed, "vacuumed": vacuumed}
 
 
 def compact(conn: sqlite3.Connection) -> bool:
@@ -326,6 +409,5 @@ def compact(conn: sqlite3.Connection) -> bool:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     except sqlite3.OperationalError as exc:
         raise PulseError(f"the erasure is recorded, but the file could not be compacted ({exc}); "
-                         "close other programs using the memory and run `pulse forget` again "
-                         "or VACUUM it") from None
+                         "close other programs using the memory, then VACUUM it") from None
     return True

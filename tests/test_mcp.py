@@ -1,0 +1,140 @@
+"""`pulse mcp`: a real MCP client session over stdio (the official SDK) — list the tools, call
+each, check clear tool errors; and the tool definitions stay under 4 KB."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+from core.memory import Memory
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CORPUS = {
+    "format": "pulse-corpus/1",
+    "entities": [{"key": "dana", "name": "Dana", "kind": "person"}],
+    "events": [
+        {"key": "e1", "title": "Argument with Dana", "description": "Dana said I never listen.",
+         "ts": "2026-10-20", "entities": ["dana"], "emotions": {"anger": 0.7, "shame": 0.4}},
+        {"key": "e2", "title": "Hiking trip", "description": "A calm day in the hills.",
+         "ts": "2026-09-01", "emotions": {"joy": 0.8}},
+    ],
+}
+
+
+def tools_json() -> str:
+    import mcp_types as types
+
+    from core.mcp_server import TOOLS
+
+    listing = types.ListToolsResult(tools=[types.Tool(**t) for t in TOOLS])
+    return json.dumps(listing.model_dump(mode="json", by_alias=True, exclude_none=True),
+                      separators=(",", ":"))
+
+
+def test_tool_definitions_stay_small() -> None:
+    size = len(tools_json().encode("utf-8"))
+    assert size <= 4096, f"tools/list is {size} bytes; keep the tool definitions under 4 KB"
+
+
+def test_tools_directly(memory: Memory) -> None:
+    from core.errors import PulseError
+    from core.mcp_server import PulseTools
+
+    memory.import_corpus(CORPUS)
+    tools = PulseTools(memory)
+    out = tools.call("recall", {"query": "fight with Dana", "top_k": 1})
+    assert out["results"][0]["key"] == "e1"
+    for name, args, needle in (
+            ("recall", {"query": ""}, "empty"), ("recall", {"query": "x" * 2001}, "limit"),
+            ("recall", {"query": "x", "top_k": 0}, "top_k"),
+            ("recall", {"query": "x", "top_k": "3"}, "whole number"),
+            ("recall", {"query": "x", "domains": ["mars"]}, "unknown domain"),
+            ("recall", {"query": "x", "bogus": 1}, "unknown argument"),
+            ("recall", {}, "required"), ("brief", {"budget": -1}, "budget"),
+            ("get_event", {"id": "nope"}, "no event"), ("get_event", {"id": True}, "number"),
+            ("correct", {}, "give a note"), ("nosuch", {}, "unknown tool")):
+        with pytest.raises(PulseError, match=needle):
+            tools.call(name, args)
+
+
+async def _session(db: Path, via_cli: bool) -> dict:
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    params = StdioServerParameters(command=sys.executable,
+                                   args=(["-m", "core.cli", "--db", str(db), "mcp"] if via_cli
+                                         else ["-m", "core.mcp_server", "--db", str(db)]),
+                                   env=env, cwd=str(ROOT))
+    out: dict = {}
+    with open(os.devnull, "w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                listed = await session.list_tools()
+                out["tools"] = sorted(t.name for t in listed.tools)
+
+                async def call(name: str, args: dict):
+                    result = await session.call_tool(name, args)
+                    text = result.content[0].text
+                    return result.is_error, (text if result.is_error else json.loads(text))
+
+                out["recall"] = await call("recall", {"query": "argument with Dana", "top_k": 2,
+                                                      "user_state": {"stress_proxy": 0.8},
+                                                      "chain": False, "domains": ["real"]})
+                out["brief"] = await call("brief", {"budget": 400})
+                out["correct"] = await call("correct", {"withdrawn": ["$49"],
+                                                        "replacement": ["$29"], "note": "price"})
+                out["brief_after"] = await call("brief", {"budget": 400})
+                out["get_event"] = await call("get_event", {"id": "e1"})
+                out["bad_recall"] = await call("recall", {"query": 42})
+                out["bad_event"] = await call("get_event", {"id": 99999})
+                out["bad_state"] = await call("recall", {"query": "x",
+                                                         "user_state": {"stress_proxy": 9}})
+                out["bad_remember"] = await call("remember", {"text": "x" * 20001})
+                try:
+                    import core.ingest  # noqa: F401
+                    from core.ingest import remember  # noqa: F401
+                    out["remember"] = await call("remember", {
+                        "text": "Today I told Dana I was sorry about the argument.",
+                        "ts": "2026-10-25T10:00:00Z"})
+                except ImportError:
+                    out["remember"] = None
+    return out
+
+
+@pytest.mark.parametrize("via_cli", [False, True], ids=["module", "pulse-mcp"])
+def test_mcp_session_over_stdio(db_path: Path, via_cli: bool) -> None:
+    with Memory.open(db_path, create=True) as m:
+        m.import_corpus(CORPUS)
+    out = anyio.run(_session, db_path, via_cli)
+    assert out["tools"] == ["brief", "correct", "get_event", "recall", "remember"]
+    err, recall = out["recall"]
+    assert not err and recall["results"][0]["key"] == "e1"
+    first = recall["results"][0]
+    assert "terms" in first and "sources" in first and first["sources"]
+    err, brief = out["brief"]
+    assert not err and brief["tokens"] <= 400 and brief["text"].startswith("pulse")
+    err, correction = out["correct"]
+    assert not err and correction["binding"] and correction["journal_seq"] > 0
+    err, brief = out["brief_after"]
+    assert not err and brief["text"].splitlines()[1] == "CORRECTIONS"
+    err, event = out["get_event"]
+    assert not err and event["event"]["key"] == "e1" and event["entities"][0]["name"] == "Dana"
+    assert event["emotions"]["anger"] == pytest.approx(0.7)
+    for key, needle in (("bad_recall", "query must be a string"), ("bad_event", "no event"),
+                        ("bad_state", "user_state"), ("bad_remember", "limit")):
+        err, message = out[key]
+        assert err and needle in message, (key, message)
+    if out["remember"] is not None:
+        err, remembered = out["remember"]
+        assert not err, remembered
+    with Memory.open(db_path) as m:
+        assert m.verify() == []
+        assert m.stats()["counts"]["corrections"] == 1

@@ -1,0 +1,531 @@
+"""Ingest tab: drop or pick files, format auto-detected, extractor offline or a model alias;
+the import runs in a workers.Job with its own Memory (progress bar, Cancel); a summary at the
+end; merge proposals to approve or reject. After an import every view is told (notify "all").
+
+The engine side is `core.ingest` (ingest_files / detect_format / list_merge_proposals /
+resolve_merge_proposal); if it cannot be imported the tab says so instead of failing.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMessageBox,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from pulse_desktop.playground_view import run_job
+
+FORMATS = ("auto", "chat", "chatgpt", "claude", "text", "obsidian", "corpus")
+PROGRESS_INTERVAL = 0.05   # seconds between progress signals from the worker (UI stays calm)
+
+
+def _ingest_api():
+    """core.ingest's functions, or raise ImportError with the reason."""
+    from core import ingest
+
+    missing = [n for n in ("ingest_files", "detect_format", "list_merge_proposals",
+                           "resolve_merge_proposal") if not hasattr(ingest, n)]
+    if missing:
+        raise ImportError(f"core.ingest has no {', '.join(missing)} yet")
+    return ingest
+
+
+def model_aliases(models_file: Path | None = None) -> tuple[list[str], str | None]:
+    """Aliases of the validated models.json, and why there are none (or None)."""
+    try:
+        from pulse_desktop.app_settings import load
+
+        path = models_file or load().models_file
+    except Exception as exc:  # noqa: BLE001
+        return [], f"settings unreadable: {exc}"
+    if not path.exists():
+        return [], f"no models.json at {path} (Settings → Model aliases)"
+    try:
+        from pulse_desktop.settings_dialog import validate_models_text
+
+        aliases, error = validate_models_text(path.read_text(encoding="utf-8"))
+    except Exception as exc:  # noqa: BLE001
+        return [], f"models.json unreadable: {exc}"
+    if error:
+        return [], f"models.json is not valid: {error}"
+    return aliases, None
+
+
+def throttled(progress, interval: float = PROGRESS_INTERVAL):
+    """A progress callback that forwards at most every `interval` seconds (and the last)."""
+    last = [0.0]
+
+    def call(done: int, total: int) -> None:
+        now = time.monotonic()
+        if done >= total or now - last[0] >= interval:
+            last[0] = now
+            progress(done, total)
+    return call
+
+
+class _DropList(QListWidget):
+    def __init__(self, view: IngestView) -> None:
+        super().__init__()
+        self.view = view
+        self.setAcceptDrops(True)
+
+    def dragEnterEvent(self, event) -> None:  # noqa: N802
+        self.view.dragEnterEvent(event)
+
+    def dragMoveEvent(self, event) -> None:  # noqa: N802
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:  # noqa: N802
+        self.view.dropEvent(event)
+
+
+class IngestView(QWidget):
+    """The Ingest tab. Signals: importFinished(dict) with ingest_files' summary (also after a
+    cancel: summary["cancelled"] is True), importFailed(str), proposalResolved(dict)."""
+
+    importFinished = Signal(dict)
+    importFailed = Signal(str)
+    proposalResolved = Signal(dict)
+    progressed = Signal(int, int)
+
+    def __init__(self, session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.paths: list[Path] = []
+        self.job = None
+        self.last_summary: dict[str, Any] | None = None
+        self.api = None
+        self.api_error: str | None = None
+        try:
+            self.api = _ingest_api()
+        except Exception as exc:  # noqa: BLE001 - the tab explains instead of failing
+            self.api_error = f"Import is unavailable: {exc}"
+        self.setAcceptDrops(True)
+        self._build()
+        session.opened.connect(self._refresh_state)
+        session.changed.connect(self._memory_changed)
+        self._refresh_state()
+
+    # -- building ----------------------------------------------------------------------
+
+    def _build(self) -> None:
+        lay = QVBoxLayout(self)
+        self.banner = QLabel()
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet("QLabel { background: #fff3cd; padding: 6px; }")
+        self.banner.setVisible(False)
+        lay.addWidget(self.banner)
+
+        files_box = QGroupBox("Files (drop them here, or pick)")
+        fl = QVBoxLayout(files_box)
+        self.file_list = _DropList(self)
+        self.file_list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.file_list.setToolTip("Drop chat exports, text or Markdown files, an Obsidian folder, "
+                                  "or a pulse-corpus file. The format is detected from content.")
+        fl.addWidget(self.file_list)
+        row = QHBoxLayout()
+        self.add_button = QPushButton("Add files…")
+        self.add_button.setToolTip("Ctrl+Shift+O")
+        self.add_button.clicked.connect(self.pick_files)
+        self.add_folder_button = QPushButton("Add folder…")
+        self.add_folder_button.setToolTip("an Obsidian-style folder of notes")
+        self.add_folder_button.clicked.connect(self.pick_folder)
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.clicked.connect(self.remove_selected)
+        self.clear_button = QPushButton("Clear")
+        self.clear_button.clicked.connect(self.clear_files)
+        for b in (self.add_button, self.add_folder_button, self.remove_button, self.clear_button):
+            row.addWidget(b)
+        row.addStretch(1)
+        fl.addLayout(row)
+        form = QFormLayout()
+        self.format_combo = QComboBox()
+        self.format_combo.addItems(FORMATS)
+        self.format_combo.setToolTip("auto: detected from each file's content")
+        form.addRow("Format", self.format_combo)
+        self.extractor_combo = QComboBox()
+        self.extractor_combo.setToolTip("offline: deterministic heuristics, no network. A model "
+                                        "alias (Settings → Model aliases) uses that model.")
+        form.addRow("Extractor", self.extractor_combo)
+        fl.addLayout(form)
+        actions = QHBoxLayout()
+        self.import_button = QPushButton("Import")
+        self.import_button.setToolTip("Ctrl+Return")
+        self.import_button.clicked.connect(self.start_import)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.setToolTip("stop after the current message; what was written stays "
+                                      "consistent, and importing again finishes the rest (Esc)")
+        self.cancel_button.clicked.connect(self.cancel_import)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.progress.setFormat("%v / %m messages")
+        self.progress.setTextVisible(False)
+        actions.addWidget(self.import_button)
+        actions.addWidget(self.cancel_button)
+        actions.addWidget(self.progress, 1)
+        fl.addLayout(actions)
+        self.status = QLabel("")
+        self.status.setWordWrap(True)
+        fl.addWidget(self.status)
+
+        self.summary = QPlainTextEdit()
+        self.summary.setReadOnly(True)
+        self.summary.setPlaceholderText("The summary of the last import appears here.")
+
+        merge_box = QGroupBox("Merge proposals (same person under two names?)")
+        ml = QVBoxLayout(merge_box)
+        self.proposals = QTableWidget(0, 5)
+        self.proposals.setHorizontalHeaderLabels(["id", "keep", "merge into it", "kind",
+                                                  "similarity"])
+        self.proposals.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.proposals.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.proposals.verticalHeader().setVisible(False)
+        self.proposals.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        ml.addWidget(self.proposals)
+        mrow = QHBoxLayout()
+        self.approve_button = QPushButton("Approve (merge)")
+        self.approve_button.clicked.connect(lambda: self.resolve_selected(True))
+        self.reject_button = QPushButton("Reject")
+        self.reject_button.clicked.connect(lambda: self.resolve_selected(False))
+        self.refresh_button = QPushButton("Refresh")
+        self.refresh_button.clicked.connect(self.refresh_proposals)
+        for b in (self.approve_button, self.reject_button, self.refresh_button):
+            mrow.addWidget(b)
+        mrow.addStretch(1)
+        ml.addLayout(mrow)
+
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(files_box)
+        split.addWidget(self.summary)
+        split.addWidget(merge_box)
+        lay.addWidget(split, 1)
+
+        ctx = Qt.ShortcutContext.WidgetWithChildrenShortcut
+        for keys, slot in (("Ctrl+Shift+O", self.pick_files), ("Ctrl+Return", self.start_import),
+                           ("Escape", self.cancel_import), ("Delete", self.remove_selected)):
+            sc = QShortcut(QKeySequence(keys), self)
+            sc.setContext(ctx)
+            sc.activated.connect(slot)
+
+    # -- state -------------------------------------------------------------------------
+
+    def _say(self, text: str) -> None:
+        self.status.setText(text)
+        self.session.message.emit(text)
+
+    def reload_extractors(self) -> None:
+        current = self.extractor_combo.currentText()
+        self.extractor_combo.clear()
+        self.extractor_combo.addItem("offline")
+        aliases, why = model_aliases()
+        for alias in aliases:
+            self.extractor_combo.addItem(alias)
+        if why:
+            self.extractor_combo.setItemData(0, f"offline only: {why}",
+                                             Qt.ItemDataRole.ToolTipRole)
+        if current:
+            self.extractor_combo.setCurrentText(current)
+
+    def _refresh_state(self) -> None:
+        busy = self.job is not None
+        memory = self.session.memory
+        reason = self.api_error
+        if reason is None and memory is None:
+            reason = "Open or create a memory first (File menu)."
+        elif reason is None and self.session.read_only:
+            reason = self.session.read_only_reason or "This memory is open read-only."
+        self.banner.setText(reason or "")
+        self.banner.setVisible(reason is not None)
+        ok = reason is None
+        self.import_button.setEnabled(ok and not busy)
+        for b in (self.add_button, self.add_folder_button, self.remove_button,
+                  self.clear_button):
+            b.setEnabled(not busy)
+        self.format_combo.setEnabled(not busy)
+        self.extractor_combo.setEnabled(not busy)
+        self.cancel_button.setEnabled(busy)
+        self.approve_button.setEnabled(ok and not busy)
+        self.reject_button.setEnabled(ok and not busy)
+        if not busy:
+            self.reload_extractors()
+            self.refresh_proposals()
+
+    def _memory_changed(self, what: str) -> None:
+        if self.job is None and what in ("all", "entities"):
+            self.refresh_proposals()
+
+    # -- files -------------------------------------------------------------------------
+
+    def detect(self, path: Path) -> str:
+        if self.api is None:
+            return "?"
+        try:
+            return self.api.detect_format(path)
+        except Exception as exc:  # noqa: BLE001 - shown next to the file, not raised
+            return f"unrecognised: {exc}"
+
+    def add_paths(self, paths: list[str | Path]) -> None:
+        added = 0
+        for p in paths:
+            path = Path(p)
+            if path in self.paths:
+                continue
+            if not path.exists():
+                self._say(f"{path}: no such file or folder")
+                continue
+            self.paths.append(path)
+            kind = self.detect(path)
+            item = QListWidgetItem(f"{path.name}  —  {kind}")
+            item.setToolTip(str(path))
+            item.setData(Qt.ItemDataRole.UserRole, str(path))
+            self.file_list.addItem(item)
+            added += 1
+        if added:
+            self._say(f"{len(self.paths)} file{'s' if len(self.paths) != 1 else ''} ready to "
+                      "import")
+
+    def pick_files(self) -> None:
+        if self.job is not None:
+            return
+        names, _ = QFileDialog.getOpenFileNames(
+            self, "Import files", "",
+            "Chats, notes and corpora (*.json *.jsonl *.txt *.md *.markdown);;All files (*)")
+        self.add_paths(names)
+
+    def pick_folder(self) -> None:
+        if self.job is not None:
+            return
+        folder = QFileDialog.getExistingDirectory(self, "Import a folder of notes")
+        if folder:
+            self.add_paths([folder])
+
+    def remove_selected(self) -> None:
+        if self.job is not None:
+            return
+        for item in self.file_list.selectedItems():
+            path = Path(item.data(Qt.ItemDataRole.UserRole))
+            if path in self.paths:
+                self.paths.remove(path)
+            self.file_list.takeItem(self.file_list.row(item))
+
+    def clear_files(self) -> None:
+        if self.job is not None:
+            return
+        self.paths.clear()
+        self.file_list.clear()
+
+    def dragEnterEvent(self, event) -> None:  # noqa: N802
+        if event.mimeData().hasUrls() and self.job is None:
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event) -> None:  # noqa: N802
+        urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
+        if not urls:
+            self._say("Only local files can be imported.")
+            event.ignore()
+            return
+        self.add_paths([u.toLocalFile() for u in urls])
+        event.acceptProposedAction()
+
+    # -- import ------------------------------------------------------------------------
+
+    def start_import(self) -> None:
+        if self.job is not None:
+            self._say("An import is already running.")
+            return
+        if self.api is None:
+            QMessageBox.warning(self, "Import", self.api_error or "Import is unavailable.")
+            self.importFailed.emit(self.api_error or "import unavailable")
+            return
+        path = self.session.path
+        if path is None:
+            self._say("Open or create a memory first.")
+            self.importFailed.emit("no memory open")
+            return
+        if self.session.read_only:
+            self._say(self.session.read_only_reason or "This memory is open read-only.")
+            self.importFailed.emit("read-only")
+            return
+        if not self.paths:
+            self._say("Add files to import first (drop them here or Add files…).")
+            self.importFailed.emit("no files")
+            return
+        fmt = self.format_combo.currentText()
+        extractor = self.extractor_combo.currentText() or "offline"
+        paths = [str(p) for p in self.paths]
+        api = self.api
+
+        def work(progress, cancel: threading.Event) -> dict[str, Any]:
+            from core.memory import Memory
+
+            memory = Memory.open(path)
+            try:
+                return api.ingest_files(memory, paths, fmt=fmt, extractor=extractor,
+                                        progress=throttled(progress), cancel=cancel)
+            finally:
+                memory.close()
+
+        self.progress.setRange(0, 0)   # busy until the first count arrives
+        self.progress.setTextVisible(True)
+        self.summary.clear()
+        self._say(f"Importing {len(paths)} file{'s' if len(paths) != 1 else ''} "
+                  f"({extractor})…")
+        self.job = run_job(work, self._done, self._failed, self._progress)
+        self._refresh_state()
+
+    def cancel_import(self) -> None:
+        if self.job is None:
+            return
+        self.job.cancel.set()
+        self.cancel_button.setEnabled(False)
+        self._say("Cancelling after the current message…")
+
+    def _progress(self, done: int, total: int) -> None:
+        if self.job is None:
+            return
+        self.progress.setRange(0, max(total, 1))
+        self.progress.setValue(done)
+        self.progressed.emit(done, total)
+
+    def _done(self, summary: dict[str, Any]) -> None:
+        self.job = None
+        self.last_summary = summary
+        total = summary.get("total") or {}
+        self.summary.setPlainText(self.summary_text(summary))
+        if self.progress.maximum() == 0:
+            self.progress.setRange(0, 1)
+        if summary.get("cancelled"):
+            self._say("Import cancelled: what was written is consistent; import again to "
+                      "finish the rest.")
+        else:
+            self.progress.setValue(self.progress.maximum())
+            obs = total.get("observations", {})
+            self._say(f"Import finished: {obs.get('new', 0)} new, "
+                      f"{obs.get('duplicate', 0)} already there.")
+        self._refresh_state()
+        self.session.notify("all")
+        self.importFinished.emit(summary)
+
+    def _failed(self, text: str) -> None:
+        self.job = None
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self._refresh_state()
+        self.summary.setPlainText(f"Import failed: {text}\n\nNothing of a failing file is "
+                                  "half-written.")
+        self._say(f"Import failed: {text}")
+        self.session.notify("all")   # earlier files of the batch may have been written
+        self.importFailed.emit(text)
+
+    @staticmethod
+    def summary_text(summary: dict[str, Any]) -> str:
+        lines = []
+        if summary.get("cancelled"):
+            lines.append("CANCELLED — import again to finish (duplicates are skipped).")
+        total = summary.get("total") or {}
+
+        def block(d: dict[str, Any], indent: str = "") -> None:
+            for k, v in d.items():
+                if isinstance(v, dict):
+                    lines.append(f"{indent}{k}:")
+                    block(v, indent + "  ")
+                elif isinstance(v, list):
+                    lines.append(f"{indent}{k}: {len(v)}")
+                else:
+                    lines.append(f"{indent}{k}: {v}")
+        if total:
+            lines.append("Total")
+            block(total, "  ")
+        for f in summary.get("files", []):
+            lines.append("")
+            lines.append(f"{Path(f.get('file', '?')).name} ({f.get('format', '?')})"
+                         + (" — cancelled" if f.get("cancelled") else ""))
+            block({k: v for k, v in f.items() if k not in ("file", "format", "cancelled",
+                                                            "keys")}, "  ")
+            if "keys" in f:
+                lines.append(f"  keys: {len(f['keys'])}")
+        return "\n".join(lines)
+
+    # -- merge proposals ---------------------------------------------------------------
+
+    def refresh_proposals(self) -> None:
+        self.proposals.setRowCount(0)
+        memory = self.session.memory
+        if memory is None or self.api is None:
+            return
+        try:
+            rows = self.api.list_merge_proposals(memory)
+        except Exception as exc:  # noqa: BLE001 - e.g. an older schema without the table
+            self.status.setText(f"Merge proposals unavailable: {exc}")
+            return
+        for r in rows:
+            i = self.proposals.rowCount()
+            self.proposals.insertRow(i)
+            sim = r.get("similarity", r.get("score"))
+            values = [r.get("id"), r.get("keep_name") or r.get("keep_entity"),
+                      r.get("merge_name") or r.get("merge_entity"),
+                      r.get("keep_kind") or "", f"{sim:.3f}" if isinstance(sim, float) else
+                      ("" if sim is None else str(sim))]
+            for j, v in enumerate(values):
+                item = QTableWidgetItem("" if v is None else str(v))
+                item.setData(Qt.ItemDataRole.UserRole, r.get("id"))
+                if r.get("reason"):
+                    item.setToolTip(str(r["reason"]))
+                self.proposals.setItem(i, j, item)
+
+    def resolve_selected(self, approve: bool) -> None:
+        rows = sorted({i.row() for i in self.proposals.selectedIndexes()})
+        if not rows:
+            self._say("Select a merge proposal first.")
+            return
+        if self.job is not None:
+            self._say("Wait for the import to finish.")
+            return
+        memory = self.session.memory
+        if memory is None or self.api is None:
+            return
+        done = []
+        for row in rows:
+            pid = self.proposals.item(row, 0).data(Qt.ItemDataRole.UserRole)
+            try:
+                result = self.api.resolve_merge_proposal(memory, int(pid), approve)
+            except Exception as exc:  # noqa: BLE001 - refused (kinds differ, fiction…)
+                QMessageBox.warning(self, "Merge proposal", str(exc))
+                self._say(str(exc))
+                continue
+            done.append(result)
+            self.proposalResolved.emit(result)
+        if done:
+            self._say(f"{len(done)} proposal{'s' if len(done) != 1 else ''} "
+                      f"{'approved' if approve else 'rejected'}.")
+            self.session.notify("entities")
+        self.refresh_proposals()

@@ -1,0 +1,244 @@
+"""Ingest tab: import a ~300-message transcript off the UI thread, cancel it halfway, check the
+memory is consistent (`pulse verify`), then import again to completion; merge proposals.
+
+The real embedder takes minutes for 300 messages on a shared machine, so by default the
+in-process default model is replaced by a deterministic hashing stand-in of the same name and
+dimension (the import path, the journal and the verify subprocess are all real). Set
+PULSE_TEST_REAL_EMBEDDER=1 to run with the real model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from conftest import ROOT  # noqa: E402
+
+PHRASES = ["I went hiking with my sister Anna near the lake",
+           "Work was stressful, my boss yelled at me again",
+           "I finally finished the painting I started in spring",
+           "My mom called about her surgery next week",
+           "We adopted a puppy called Biscuit and I love him",
+           "I feel ashamed that I forgot Leo's birthday",
+           "The new job at the bakery starts on Monday",
+           "I am scared about the exam results",
+           "Dinner with Tom was lovely, we laughed a lot",
+           "I miss my grandfather, he died last year"]
+
+
+class HashEmbedder:
+    """Deterministic bag-of-words hashing vectors (L2-normalised float32)."""
+
+    def __init__(self, name: str, dim: int) -> None:
+        self.name, self.dim = name, dim
+
+    def _vec(self, text: str) -> np.ndarray:
+        v = np.zeros(self.dim, dtype=np.float32)
+        for word in text.lower().split():
+            h = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=4).digest(), "little")
+            v[h % self.dim] += 1.0 if h & 1 << 31 else -1.0
+        n = float(np.linalg.norm(v))
+        return v / n if n else np.full(self.dim, 1 / np.sqrt(self.dim), dtype=np.float32)
+
+    def embed_passages(self, texts, progress=None):
+        out = np.stack([self._vec(t) for t in texts]) if texts else np.zeros((0, self.dim),
+                                                                              np.float32)
+        if progress:
+            progress(len(texts), len(texts))
+        return out
+
+    def embed_query(self, text):
+        return self._vec(text)
+
+
+@pytest.fixture(autouse=True)
+def fast_embedder(monkeypatch):
+    if os.environ.get("PULSE_TEST_REAL_EMBEDDER"):
+        yield
+        return
+    from core.embedding import registry
+
+    for name, dim in ((registry.DEFAULT_MODEL, 384), (registry.FALLBACK_MODEL, 384)):
+        monkeypatch.setitem(registry._cache, name, HashEmbedder(name, dim))
+    yield
+
+
+def write_chat(path: Path, n: int = 300) -> Path:
+    start = datetime(2024, 3, 1, 9, tzinfo=timezone.utc)
+    msgs = [{"id": f"M{i}", "speaker": ("Maya", "Leo")[i % 2],
+             "text": f"{PHRASES[i % len(PHRASES)]} (day {i // 10}, note {i}).",
+             "ts": (start + timedelta(hours=5 * i)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+             "conversation": "c1"} for i in range(n)]
+    path.write_text(json.dumps(msgs), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def session(qtbot, db_path):
+    from core.memory import Memory
+    from pulse_desktop.session import MemorySession
+
+    Memory.open(db_path, create=True).close()
+    s = MemorySession()
+    s.open(db_path)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def view(qtbot, session):
+    from pulse_desktop.ingest_view import IngestView
+
+    v = IngestView(session)
+    qtbot.addWidget(v)
+    assert v.api is not None, v.api_error
+    return v
+
+
+def count(path: Path, table: str) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def pulse(path: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "core.cli", "--db", str(path), *args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # QDragEnterEvent(QPoint…)
+def test_detects_format_and_drop(qtbot, view, tmp_path):
+    from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+    from PySide6.QtGui import QDragEnterEvent, QDropEvent
+
+    chat = write_chat(tmp_path / "talk.json", 5)
+    note = tmp_path / "note.md"
+    note.write_text("# A day\n\nI walked by the sea with my brother.\n", encoding="utf-8")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(chat)), QUrl.fromLocalFile(str(note))])
+    enter = QDragEnterEvent(QPoint(5, 5), Qt.DropAction.CopyAction, mime,
+                            Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    view.dragEnterEvent(enter)
+    assert enter.isAccepted()
+    drop = QDropEvent(QPointF(5, 5), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                      Qt.KeyboardModifier.NoModifier)
+    view.dropEvent(drop)
+    assert view.paths == [chat, note]
+    texts = [view.file_list.item(i).text() for i in range(view.file_list.count())]
+    assert texts[0].endswith("chat") and texts[1].endswith("text")
+    view.add_paths([chat])                       # no duplicates
+    assert len(view.paths) == 2
+    view.clear_files()
+    assert view.paths == []
+
+
+def test_import_cancel_halfway_then_complete(qtbot, view, session, tmp_path):
+    chat = write_chat(tmp_path / "chat.json", 300)
+    view.add_paths([chat])
+    seen: list[tuple[int, int]] = []
+    changed: list[str] = []
+    session.changed.connect(changed.append)
+
+    def on_progress(done: int, total: int) -> None:
+        seen.append((done, total))
+        if done >= total // 2:
+            view.cancel_import()
+
+    view.progressed.connect(on_progress)
+    with qtbot.waitSignal(view.importFinished, timeout=600_000) as blocker:
+        view.start_import()
+        assert view.job is not None and view.cancel_button.isEnabled()
+        assert not view.import_button.isEnabled()
+    summary = blocker.args[0]
+    view.progressed.disconnect(on_progress)
+    assert seen and seen[0][1] == 300
+    assert summary["cancelled"] is True
+    assert "CANCELLED" in view.summary.toPlainText()
+    assert changed and changed[-1] == "all"
+    verify = pulse(session.path, "verify")
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    partial_obs = count(session.path, "observations")
+    partial_events = count(session.path, "events")
+    assert 0 < partial_obs < 300
+
+    with qtbot.waitSignal(view.importFinished, timeout=600_000) as blocker:
+        view.start_import()
+    summary = blocker.args[0]
+    assert summary["cancelled"] is False
+    assert summary["total"]["observations"]["duplicate"] == partial_obs
+    assert summary["total"]["observations"]["new"] == 300 - partial_obs
+    assert count(session.path, "observations") == 300
+    full_events = count(session.path, "events")
+    assert 0 <= partial_events <= full_events
+    assert pulse(session.path, "verify").returncode == 0
+    assert view.progress.value() == view.progress.maximum()
+    assert "Total" in view.summary.toPlainText()
+    assert view.import_button.isEnabled() and not view.cancel_button.isEnabled()
+
+
+def test_merge_proposals_listed_and_resolved(qtbot, view, session, tmp_path):
+    api = view.api
+    chat = write_chat(tmp_path / "chat.json", 40)
+    with qtbot.waitSignal(view.importFinished, timeout=600_000):
+        view.add_paths([chat])
+        view.start_import()
+    proposals = api.list_merge_proposals(session.memory)
+    assert view.proposals.rowCount() == len(proposals)
+    if not proposals:
+        pytest.skip("the offline extractor proposed no merge for this transcript")
+    view.proposals.selectRow(0)
+    with qtbot.waitSignal(view.proposalResolved, timeout=10_000) as blocker:
+        view.resolve_selected(False)
+    assert blocker.args[0]["status"] == "rejected"
+    assert view.proposals.rowCount() == len(proposals) - 1
+
+
+def test_messages_not_silence(qtbot, view, session):
+    got: list[str] = []
+    session.message.connect(got.append)
+    with qtbot.waitSignal(view.importFailed, timeout=1000):
+        view.start_import()
+    assert "add files" in got[-1].lower()
+    view.resolve_selected(True)
+    assert "select" in got[-1].lower()
+    view.add_paths(["/no/such/file.json"])
+    assert "no such file" in got[-1]
+
+
+def test_malformed_file_fails_cleanly(qtbot, view, session, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"speaker": "A"', encoding="utf-8")
+    view.add_paths([bad])
+    view.format_combo.setCurrentText("chat")
+    with qtbot.waitSignal(view.importFailed, timeout=60_000) as blocker:
+        view.start_import()
+    assert "bad.json" in blocker.args[0]
+    assert view.job is None and view.import_button.isEnabled()
+    assert count(session.path, "observations") == 0
+
+
+def test_unavailable_api_shows_message(qtbot, session, monkeypatch):
+    import pulse_desktop.ingest_view as iv
+
+    def broken():
+        raise ImportError("core.ingest has no ingest_files yet")
+
+    monkeypatch.setattr(iv, "_ingest_api", broken)
+    v = iv.IngestView(session)
+    qtbot.addWidget(v)
+    assert v.api is None
+    assert not v.banner.isHidden() and "unavailable" in v.banner.text()
+    assert not v.import_button.isEnabled()

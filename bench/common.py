@@ -48,10 +48,30 @@ def peak_rss_mb() -> float:
 
 
 def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
-    """(milliseconds, result) of one call."""
+    """(wall milliseconds, result) of one call."""
     start = time.perf_counter()
     out = fn()
     return (time.perf_counter() - start) * 1000.0, out
+
+
+def timed_both(fn: Callable[[], Any]) -> tuple[float, float, Any]:
+    """(wall ms, CPU ms of this process — all its threads —, result) of one call. On a shared,
+    loaded machine the CPU time is the steadier number; wall time is what a user waits."""
+    cpu, start = time.process_time(), time.perf_counter()
+    out = fn()
+    return ((time.perf_counter() - start) * 1000.0, (time.process_time() - cpu) * 1000.0, out)
+
+
+def latency_pair(fn: Callable[[Any], Any], items: Sequence[Any]) -> dict[str, float]:
+    """Wall p50/p95 and CPU p50/p95 (ms) of fn(item) over items."""
+    wall, cpu = [], []
+    for item in items:
+        w, c, _ = timed_both(lambda item=item: fn(item))
+        wall.append(w)
+        cpu.append(c)
+    s = latency_summary(wall)
+    s.update(cpu_p50=percentile(cpu, 50), cpu_p95=percentile(cpu, 95))
+    return s
 
 
 def random_unit(rng: np.random.Generator, n: int, dim: int = DIM) -> np.ndarray:

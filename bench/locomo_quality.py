@@ -31,8 +31,16 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import (CACHE, LOCOMO, CachingEmbedder, event_key, load_locomo,  # noqa: E402
-                    locomo_memory, locomo_now, scorer_with)
+from common import (  # noqa: E402
+    CACHE,
+    LOCOMO,
+    CachingEmbedder,
+    event_key,
+    load_locomo,
+    locomo_memory,
+    locomo_now,
+    scorer_with,
+)
 
 TOP_K = 10
 MAIN = [("cosine", "cosine", None), ("bm25", "bm25", None), ("v2", "v2", None),
@@ -63,32 +71,67 @@ class Bench:
                     f"in {time.perf_counter() - t:.0f} s")
             self.items.append((conv, memory, scorer_with(memory, embedder)))
 
-    def evaluate(self, scorer: str, settings: dict[str, Any] | None = None) -> list[dict]:
-        """Per question: category, recall@5, recall@10, reciprocal rank."""
+    def results(self, scorer: str, settings: dict[str, Any] | None = None,
+                top_k: int = TOP_K) -> list[tuple[dict, list[dict]]]:
+        """(question, retrieve results) for every question, through the real scorer."""
         from core.memory import Memory
 
         out = []
         for conv, _memory, engine in self.items:
             now = locomo_now(conv)
             for q in conv["questions"]:
-                result = engine.retrieve(Memory.request(q["question"], top_k=TOP_K, scorer=scorer,
+                result = engine.retrieve(Memory.request(q["question"], top_k=top_k, scorer=scorer,
                                                         now=now, settings=settings))
-                keys = [r["key"] for r in result["results"]]
-                wanted = [event_key(conv["sample_id"], e) for e in q["evidence"]]
-                rr = 0.0
-                for rank, key in enumerate(keys, start=1):
-                    if key in wanted:
-                        rr = 1.0 / rank
-                        break
-                out.append({"category": q["category"],
-                            "r5": sum(w in keys[:5] for w in wanted) / len(wanted),
-                            "r10": sum(w in keys[:10] for w in wanted) / len(wanted),
-                            "rr": rr})
+                out.append(({**q, "sample_id": conv["sample_id"]}, result["results"]))
         return out
+
+    def evaluate(self, scorer: str, settings: dict[str, Any] | None = None) -> list[dict]:
+        """Per question: category, recall@5, recall@10, reciprocal rank."""
+        return [score_keys(q, [r["key"] for r in res]) for q, res in self.results(scorer, settings)]
 
     def close(self) -> None:
         for _, memory, _ in self.items:
             memory.close()
+
+
+def score_keys(q: dict, keys: list[str]) -> dict:
+    wanted = [event_key(q["sample_id"], e) for e in q["evidence"]]
+    rr = 0.0
+    for rank, key in enumerate(keys[:TOP_K], start=1):
+        if key in wanted:
+            rr = 1.0 / rank
+            break
+    return {"category": q["category"], "r5": sum(w in keys[:5] for w in wanted) / len(wanted),
+            "r10": sum(w in keys[:10] for w in wanted) / len(wanted), "rr": rr}
+
+
+# The candidate sets of v2 and hybrid do not depend on the fusion weight or alpha, so a sweep
+# retrieves every candidate's breakdown once (N fixed at the default 100 for top_k 10, all of them
+# returned) and re-applies the scorer's own formula for each (w, alpha):
+#   relevance = w·dense_relevance + (1−w)·bm25_norm        (v2: relevance = dense relevance)
+#   score     = relevance · (alpha + (1−alpha)·recency_eff) · emotion · state · anchor · date
+# dropping relevance ≤ 0 and ordering by (−score, id), exactly as core/scoring/scorer.py does.
+# LoCoMo has no user_flag events, so the anchor factor is 1 for every candidate. main() checks
+# that the re-fusion at the default (w, alpha) reproduces the real scorer's ranking.
+ALL_CANDIDATES = {"candidates_min": TOP_K * 10, "candidates_per_k": 0}
+
+
+def refuse(dump: list[tuple[dict, list[dict]]], scorer: str, w: float, alpha: float) -> list[dict]:
+    rows = []
+    for q, results in dump:
+        scored = []
+        for r in results:
+            t = r["terms"]
+            rel = (w * t["dense_relevance"] + (1 - w) * t["bm25_norm"] if scorer == "hybrid"
+                   else t["relevance"])
+            if rel <= 0:
+                continue
+            score = (rel * (alpha + (1 - alpha) * t["recency_eff"]) * t["emotion"] * t["state"]
+                     * t["anchor"] * t["date"])
+            scored.append((-score, r["id"], r["key"]))
+        scored.sort()
+        rows.append(score_keys(q, [k for _, _, k in scored]))
+    return rows
 
 
 def summary(rows: list[dict]) -> dict[str, dict[str, float]]:
@@ -188,7 +231,7 @@ class patched:
         lexical.fts_query, scorer.bm25_search = self.saved
 
 
-def explore(bench: Bench, w_values=(0.35, 0.45, 0.55)) -> dict[str, dict]:
+def explore(bench: Bench, w_values=(0.3, 0.4, 0.45, 0.5, 0.6)) -> dict[str, dict]:
     variants = {
         "as is": {},
         "stopwords dropped": {"fts_query": _fts_no_stopwords},
@@ -200,12 +243,12 @@ def explore(bench: Bench, w_values=(0.35, 0.45, 0.55)) -> dict[str, dict]:
     for name, patch in variants.items():
         with patched(**patch):
             out[f"bm25 — {name}"] = summary(bench.evaluate("bm25"))
-            for alpha in (0.5, 1.0):
-                for w in w_values:
-                    label = f"hybrid w={w} α={alpha} — {name}"
-                    out[label] = summary(bench.evaluate(
-                        "hybrid", {"hybrid_dense_weight": w, "alpha": alpha}))
-                    log(f"  {label}: {out[label]['all']['r5']:.3f}")
+            dump = bench.results("hybrid", ALL_CANDIDATES, top_k=1000)
+        for alpha in (0.5, 1.0):
+            for w in w_values:
+                label = f"hybrid w={w} α={alpha} — {name}"
+                out[label] = summary(refuse(dump, "hybrid", w, alpha))
+                log(f"  {label}: {out[label]['all']['r5']:.3f}")
     return out
 
 
@@ -240,14 +283,21 @@ def main(argv: list[str] | None = None) -> None:
     print_per_category(main_results)
 
     if not (args.quick or args.no_sweep):
+        from core.scoring.settings import DEFAULT_SETTINGS
+
+        dumps = {name: bench.results(name, ALL_CANDIDATES, top_k=1000) for name in ("v2", "hybrid")}
+        check = summary(refuse(dumps["hybrid"], "hybrid", DEFAULT_SETTINGS.hybrid_dense_weight,
+                               DEFAULT_SETTINGS.alpha))
+        same = all(abs(check["all"][m] - main_results["hybrid"]["all"][m]) < 1e-12
+                   for m in ("r5", "r10", "rr"))
+        print(f"\nRe-fusion check: at the default settings it reproduces the real hybrid scorer "
+              f"{'exactly' if same else 'NOT exactly — sweep numbers are approximate'}.")
         sweep = {}
         for alpha in SWEEP_ALPHA:
-            sweep[f"v2 α={alpha}"] = summary(bench.evaluate("v2", {"alpha": alpha}))
+            sweep[f"v2 α={alpha}"] = summary(refuse(dumps["v2"], "v2", 0.0, alpha))
             for w in SWEEP_W:
                 label = f"hybrid w={w} α={alpha}"
-                sweep[label] = summary(bench.evaluate(
-                    "hybrid", {"hybrid_dense_weight": w, "alpha": alpha}))
-                log(f"  {label}: {sweep[label]['all']['r5']:.3f}")
+                sweep[label] = summary(refuse(dumps["hybrid"], "hybrid", w, alpha))
         print_overall("Sweep (hybrid_dense_weight w, alpha α; α=1.0 disables recency), "
                       "all categories:", sweep)
         best = max((k for k in sweep if k.startswith("hybrid")), key=lambda k: sweep[k]["all"]["r5"])

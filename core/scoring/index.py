@@ -60,31 +60,55 @@ def current_rev(conn: sqlite3.Connection) -> str:
     return row[0] if row else "0"
 
 
+_LOAD_BLOCK = 50_000
+
+
 def load_index(conn: sqlite3.Connection, model: str) -> EventIndex:
+    """Read every vector of `model` into preallocated arrays, a block of rows at a time, so the
+    peak is one matrix and not a list of rows plus a joined copy (1M × 384 is 1.5 GB)."""
     rev = current_rev(conn)
+    where = " WHERE v.model = ? AND e.absorbed_into IS NULL"
+    join = " FROM event_embeddings v JOIN events e ON e.id = v.event_id"
+    n, dim = conn.execute(f"SELECT COUNT(*), MAX(v.dim){join}{where}", (model,)).fetchone()
+    n, dim = int(n), int(dim or 0)
+    ids = np.empty(n, dtype=np.int64)
+    matrix = np.empty((n, dim), dtype=np.float32)
+    ts_text: list[str] = []
+    class_code = np.empty(n, dtype=np.int8)
+    floor = np.empty(n, dtype=np.float64)
+    user_flag = np.empty(n, dtype=bool)
+    domain_code = np.empty(n, dtype=np.int8)
+    emotions = np.zeros((n, len(EMOTIONS)), dtype=np.float64)
     emotion_cols = ", ".join(f"COALESCE(m.{name}, 0)" for name in EMOTIONS)
-    rows = conn.execute(
+    cursor = conn.execute(
         f"SELECT e.id, e.ts, e.belief_class, e.confidence_floor, e.user_flag, e.domain, v.dim,"
-        f" v.vector, {emotion_cols}"
-        " FROM event_embeddings v JOIN events e ON e.id = v.event_id"
-        " LEFT JOIN event_emotions m ON m.event_id = e.id"
-        " WHERE v.model = ? AND e.absorbed_into IS NULL ORDER BY e.id", (model,)).fetchall()
-    n = len(rows)
-    dim = int(rows[0][6]) if rows else 0
-    matrix = (np.frombuffer(b"".join(r[7] for r in rows), dtype=np.float32).reshape(n, dim)
-              if n else np.zeros((0, 0), dtype=np.float32))
+        f" v.vector, {emotion_cols}{join} LEFT JOIN event_emotions m ON m.event_id = e.id"
+        f"{where} ORDER BY e.id", (model,))
+    i = 0
+    while True:
+        block = cursor.fetchmany(_LOAD_BLOCK)
+        if not block:
+            break
+        if i + len(block) > n:  # rows were added since the count: the next query reloads
+            block = block[: n - i]
+        for row in block:
+            if row[6] != dim:
+                raise ValueError(f"event {row[0]}: vectors of {model} have mixed dimensions")
+            ids[i] = row[0]
+            matrix[i] = np.frombuffer(row[7], dtype=np.float32)
+            ts_text.append(row[1])
+            class_code[i] = CLASS_CODES[row[2]]
+            floor[i] = row[3]
+            user_flag[i] = bool(row[4])
+            domain_code[i] = DOMAIN_CODES[row[5]]
+            emotions[i] = row[8:18]
+            i += 1
+        if i >= n:
+            break
     return EventIndex(
-        model=model,
-        rev=rev,
-        ids=np.fromiter((r[0] for r in rows), dtype=np.int64, count=n),
-        matrix=matrix,
-        ts_days=iso_to_epoch_days([r[1] for r in rows]),
-        class_code=np.fromiter((CLASS_CODES[r[2]] for r in rows), dtype=np.int8, count=n),
-        floor=np.fromiter((r[3] for r in rows), dtype=np.float64, count=n),
-        user_flag=np.fromiter((bool(r[4]) for r in rows), dtype=bool, count=n),
-        domain_code=np.fromiter((DOMAIN_CODES[r[5]] for r in rows), dtype=np.int8, count=n),
-        emotions=(np.array([r[8:18] for r in rows], dtype=np.float64) if n
-                  else np.zeros((0, len(EMOTIONS)))),
+        model=model, rev=rev, ids=ids[:i], matrix=matrix[:i], ts_days=iso_to_epoch_days(ts_text),
+        class_code=class_code[:i], floor=floor[:i], user_flag=user_flag[:i],
+        domain_code=domain_code[:i], emotions=emotions[:i],
     )
 
 

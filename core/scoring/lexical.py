@@ -8,12 +8,34 @@ from collections.abc import Sequence
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
+# Function words carry no evidence but make FTS5 score nearly every row; dropping them raised
+# hybrid recall@5 on LoCoMo from 0.573 to 0.587 and cut BM25 time (bench/locomo_quality.py).
+STOPWORDS = frozenset("""
+a an the and or but if of at by for with about against between into through during before after
+above below to from up down in out on off over under again further then once here there when
+where why how all any both each few more most other some such no nor not only own same so than
+too very can will just should now is are was were be been being have has had having do does did
+doing i me my myself we our ours ourselves you your yours yourself he him his himself she her
+hers herself it its itself they them their theirs themselves what which who whom this that these
+those am would could shall may might must s t d ll m re ve y
+и в во не что он на я с со как а то все она так его но да ты к у же вы за бы по только ее мне
+было вот от меня еще нет о из ему теперь когда даже ну вдруг ли если уже или ни быть был него
+до вас нибудь опять уж вам ведь там потом себя ничего ей может они тут где есть надо ней для мы
+тебя их чем была сам чтоб без будто чего раз тоже себе под будет ж тогда кто этот того потому
+этого какой совсем ним здесь этом один почти мой тем чтобы нее сейчас были куда зачем всех
+никогда можно при наконец два об другой хоть после над больше тот через эти нас про всего них
+какая много разве три эту моя впрочем хорошо свою этой перед иногда лучше чуть том нельзя такой
+им более всегда конечно всю между
+""".split())
+
 
 def fts_query(text: str) -> str | None:
-    """Any of the query's words, each quoted so FTS5 syntax in user text is inert."""
+    """Any of the query's content words, each quoted so FTS5 syntax in user text is inert.
+    A query of function words only keeps them all, so it still finds something."""
     words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text)))
     if not words:
         return None
+    words = [w for w in words if w not in STOPWORDS] or words
     return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
 
 

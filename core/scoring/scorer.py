@@ -15,7 +15,6 @@ import numpy as np
 
 from core.beliefs import BELIEF_CLASSES, DOMAINS
 from core.embedding.base import Embedder
-from core.emotion.plutchik import cos10
 from core.errors import PulseError
 from core.scoring import gates
 from core.scoring.chain import ChainCache, chain_order
@@ -253,8 +252,8 @@ class Scorer:
         emotion = state = anchor = date = ones
         if request.scorer in ("v3", "hybrid"):
             if ctx.emotion is not None:
-                sims = np.array([max(0.0, cos10(ctx.emotion, index.emotions[r])) for r in rows])
-                emotion = 1.0 + settings.beta_emotion * sims
+                emotion = 1.0 + settings.beta_emotion * _emotion_similarity(
+                    ctx.emotion, index.emotions[rows])
             if ctx.body is not None:
                 state = 1.0 + settings.gamma_state * self._state_fits(ctx, ids)
             if flagged.any():
@@ -387,6 +386,14 @@ def _envelope(request: Request, effective: str, now: datetime, emotion: bool | N
             "now": format_iso(now),
             "gates": {"emotion": bool(emotion), "state": body, "date_ref_days": date_ref,
                       "hint": hint}}
+
+
+def _emotion_similarity(gate: np.ndarray, emotions: np.ndarray) -> np.ndarray:
+    """max(0, cos10(gate, e)) for each row of emotions; 0 for untagged (all-zero) rows."""
+    norms = np.linalg.norm(emotions, axis=1) * np.linalg.norm(gate)
+    dots = emotions @ gate
+    sims = np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
+    return np.maximum(sims, 0.0)
 
 
 def _median(pool: np.ndarray, settings: ScorerSettings) -> float:

@@ -9,7 +9,7 @@ ifeq ($(shell id -u),0)
 export QTWEBENGINE_DISABLE_SANDBOX := 1
 endif
 
-.PHONY: setup run demo-cli test lint bench screenshots package clean
+.PHONY: setup run demo-cli test lint bench screenshots package self-test-package clean
 
 setup: $(STAMP)
 
@@ -28,6 +28,9 @@ $(DEMO_DB): $(STAMP) resources/demo/demo_memory.json
 run: $(DEMO_DB)
 	$(PY) -m pulse_desktop --db $(DEMO_DB)
 
+screenshots: $(DEMO_DB)
+	QT_QPA_PLATFORM=offscreen $(PY) -m pulse_desktop --db $(DEMO_DB) --screenshots docs/screenshots
+
 # The engine on the demo memory from the terminal.
 demo-cli: $(DEMO_DB)
 	$(VENV)/bin/pulse --db $(DEMO_DB) stats
@@ -42,6 +45,23 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/run_all.py
+
+# The one-folder desktop bundle (PyInstaller, QtWebEngine included): dist/pulse/{pulse-desktop,pulse}.
+# Build tools are pinned in packaging/requirements.txt (not needed to run or test Pulse).
+PKG_STAMP := $(VENV)/.packaging-installed
+$(PKG_STAMP): $(STAMP) packaging/requirements.txt
+	$(PY) -m pip install -q --disable-pip-version-check -r packaging/requirements.txt
+	touch $(PKG_STAMP)
+
+package: $(PKG_STAMP)
+	nice $(VENV)/bin/pyinstaller --noconfirm --log-level WARN --distpath dist \
+		--workpath build/pyinstaller packaging/pulse.spec
+	cp packaging/pulse.desktop packaging/install-desktop-entry.sh dist/pulse/
+
+# Opens the demo memory offscreen, renders the graph page, runs one retrieval, exits 0.
+self-test-package:
+	test -x dist/pulse/pulse-desktop || $(MAKE) package
+	QT_QPA_PLATFORM=offscreen dist/pulse/pulse-desktop --self-test
 
 clean:
 	rm -rf $(VENV) var build dist *.egg-info

@@ -1,0 +1,334 @@
+"""The Beliefs table: a Qt model over events (editable) and facts (shown, read-only).
+
+Edits never touch SQLite directly: ``setData`` turns into an undoable core command
+(pulse_desktop.undo_commands), and the store's invariants decide. A refusal leaves the row as
+it was and is reported through the ``refused`` signal.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QBrush, QColor, QFont
+
+from core.beliefs import BELIEF_CLASSES, DOMAINS, PROVENANCES
+from pulse_desktop.session import MemorySession
+from pulse_desktop.style import CLASS_COLORS, CLASS_NAMES, DOMAIN_COLORS, DOMAIN_NAMES
+from pulse_desktop.undo_commands import push_edit
+
+COL_KIND, COL_KEY, COL_TITLE, COL_DATE, COL_DOMAIN, COL_CLASS, COL_FLOOR, COL_ARCHIVABLE, \
+    COL_FLAG, COL_PROVENANCE = range(10)
+HEADERS = ["Kind", "Key", "Title / text", "Date", "Domain", "Class", "Floor", "Archivable",
+           "Anchor", "Provenance"]
+TOOLTIPS = [
+    "Event (editable) or fact (shown for context).",
+    "The external key (e001…) or, for a fact, its entity.",
+    "What happened, or the fact's text.",
+    "When the event happened (UTC).",
+    "Real life, fiction content, fiction meta or authorial: retrieval can be limited to domains.",
+    "Belief class: how fast the memory decays (axioms never decay; hypotheses fade fastest).",
+    "Confidence floor (0..1): recency never falls below it. An axiom needs ≥ 0.5.",
+    "Archivable: may fade out and be archived. An axiom must be non-archivable (pinned).",
+    "Anchor (user flag): a structural memory; it decays at most 0.001/day and gets a small boost.",
+    "Where the belief came from.",
+]
+FIELD_OF = {COL_DOMAIN: "domain", COL_CLASS: "belief_class", COL_FLOOR: "confidence_floor",
+            COL_ARCHIVABLE: "archivable", COL_FLAG: "user_flag", COL_PROVENANCE: "provenance"}
+CHOICES = {COL_DOMAIN: DOMAINS, COL_CLASS: BELIEF_CLASSES, COL_PROVENANCE: PROVENANCES}
+_ROOT = QModelIndex()
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+ID_ROLE = Qt.ItemDataRole.UserRole + 2     # ("event" | "fact", id)
+TS_ROLE = Qt.ItemDataRole.UserRole + 3
+
+EVENT_SQL = ("SELECT 'event' AS kind, id, key, title, ts, domain, belief_class, confidence_floor,"
+             " archivable, user_flag, provenance FROM events WHERE absorbed_into IS NULL"
+             " ORDER BY ts, id")
+FACT_SQL = ("SELECT 'fact' AS kind, f.id, n.canonical_name AS key, f.text AS title, '' AS ts,"
+            " f.domain, f.belief_class, f.confidence_floor, f.archivable, NULL AS user_flag,"
+            " f.provenance FROM facts f JOIN entities n ON n.id = f.entity_id ORDER BY f.id")
+BELIEF_SQL = ("SELECT id, domain, belief_class, confidence_floor, archivable, user_flag,"
+              " provenance FROM events")
+
+
+class BeliefsModel(QAbstractTableModel):
+    refused = Signal(str)      # one clear line: why the edit was not made
+
+    def __init__(self, session: MemorySession, parent=None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.rows: list[dict[str, Any]] = []
+        self._event_row: dict[int, int] = {}
+        session.opened.connect(self.reload)
+        session.changed.connect(self._on_changed)
+        self.reload()
+
+    # -- loading -------------------------------------------------------------------------------
+    def reload(self) -> None:
+        self.beginResetModel()
+        self.rows = []
+        memory = self.session.memory
+        if memory is not None:
+            conn = memory.conn
+            self.rows = [dict(r) for r in conn.execute(EVENT_SQL)]
+            self.rows += [dict(r) for r in conn.execute(FACT_SQL)]
+        self._event_row = {r["id"]: i for i, r in enumerate(self.rows) if r["kind"] == "event"}
+        self.endResetModel()
+
+    def refresh_beliefs(self) -> None:
+        """Re-read only the belief columns and signal the rows that moved (keeps selection)."""
+        memory = self.session.memory
+        if memory is None:
+            return
+        for r in memory.conn.execute(BELIEF_SQL):
+            i = self._event_row.get(r["id"])
+            if i is None:
+                continue
+            row = self.rows[i]
+            fresh = dict(r)
+            if any(row[k] != fresh[k] for k in fresh):
+                row.update(fresh)
+                self.dataChanged.emit(self.index(i, COL_DOMAIN), self.index(i, COL_PROVENANCE))
+
+    def _on_changed(self, what: str) -> None:
+        if what == "beliefs":
+            self.refresh_beliefs()
+        elif what in ("all", "events", "entities"):
+            self.reload()
+
+    # -- reading -------------------------------------------------------------------------------
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:
+        return 0 if parent.isValid() else len(HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return HEADERS[section]
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return TOOLTIPS[section]
+        return None
+
+    def event_row(self, event_id: int) -> int | None:
+        return self._event_row.get(int(event_id))
+
+    def row_at(self, row: int) -> dict[str, Any]:
+        return self.rows[row]
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        row = self.rows[index.row()]
+        col = index.column()
+        is_event = row["kind"] == "event"
+        if role == ID_ROLE:
+            return (row["kind"], row["id"])
+        if role == TS_ROLE:
+            return row["ts"]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(row, col)
+        if role == Qt.ItemDataRole.EditRole:
+            field = FIELD_OF.get(col)
+            return row[field] if field else self._display(row, col)
+        if role == SORT_ROLE:
+            field = FIELD_OF.get(col)
+            if field:
+                value = row[field]
+                return -1 if value is None else value
+            return {COL_KIND: row["kind"], COL_KEY: row["key"] or "", COL_TITLE: row["title"],
+                    COL_DATE: row["ts"] or ""}.get(col)
+        if role == Qt.ItemDataRole.CheckStateRole and col in (COL_ARCHIVABLE, COL_FLAG):
+            value = row[FIELD_OF[col]]
+            if value is None:
+                return None
+            return Qt.CheckState.Checked if value else Qt.CheckState.Unchecked
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if col == COL_CLASS:
+                return QBrush(QColor(CLASS_COLORS.get(row["belief_class"], "#1f2733")))
+            if col == COL_DOMAIN:
+                return QBrush(QColor(DOMAIN_COLORS.get(row["domain"], "#1f2733")))
+            if not is_event:
+                return QBrush(QColor("#6b7585"))
+        if role == Qt.ItemDataRole.FontRole and col == COL_CLASS and row["belief_class"] == "axiom":
+            font = QFont()
+            font.setBold(True)
+            return font
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if not is_event:
+                return ("Facts are shown for context; the engine has no journaled edit for a "
+                        "fact's belief fields yet.")
+            if col == COL_TITLE:
+                return row["title"]
+            return TOOLTIPS[col]
+        if role == Qt.ItemDataRole.TextAlignmentRole and col == COL_FLOOR:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    @staticmethod
+    def _display(row: dict[str, Any], col: int) -> Any:
+        if col == COL_KIND:
+            return row["kind"]
+        if col == COL_KEY:
+            return row["key"] or ""
+        if col == COL_TITLE:
+            return row["title"]
+        if col == COL_DATE:
+            return (row["ts"] or "")[:10]
+        if col == COL_DOMAIN:
+            return DOMAIN_NAMES.get(row["domain"], row["domain"])
+        if col == COL_CLASS:
+            return CLASS_NAMES.get(row["belief_class"], row["belief_class"])
+        if col == COL_FLOOR:
+            return f"{float(row['confidence_floor']):.2f}"
+        if col == COL_PROVENANCE:
+            return (row["provenance"] or "").replace("_", " ")
+        return None  # the two flags show as check boxes
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        base = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        row = self.rows[index.row()]
+        col = index.column()
+        if row["kind"] != "event" or self.session.read_only:
+            return base
+        if col in (COL_ARCHIVABLE, COL_FLAG):
+            return base | Qt.ItemFlag.ItemIsUserCheckable
+        if col in FIELD_OF:
+            return base | Qt.ItemFlag.ItemIsEditable
+        return base
+
+    # -- editing -------------------------------------------------------------------------------
+    def setData(self, index: QModelIndex | QPersistentModelIndex, value: Any,
+                role: int = Qt.ItemDataRole.EditRole) -> bool:
+        if not index.isValid():
+            return False
+        col = index.column()
+        field = FIELD_OF.get(col)
+        row = self.rows[index.row()]
+        if field is None or role not in (Qt.ItemDataRole.EditRole, Qt.ItemDataRole.CheckStateRole):
+            return False
+        if row["kind"] != "event":
+            self.refused.emit("Facts cannot be edited here yet (no journaled command for them).")
+            return False
+        if self.session.read_only:
+            self.refused.emit(self.session.read_only_reason or "This memory is open read-only.")
+            return False
+        try:
+            new = coerce(field, value)
+        except ValueError as exc:
+            self.refused.emit(str(exc))
+            return False
+        if new == row[field]:
+            return False
+        label = f"Set {HEADERS[col].lower()} of {row['key'] or row['id']} to {describe(field, new)}"
+        return self.edit_events([row["id"]], {field: new}, label)
+
+    def edit_events(self, event_ids: list[int], fields: dict[str, Any] | None, label: str, *,
+                    pin: bool = False) -> bool:
+        """One undoable edit over several events; False (and `refused`) when the core says no."""
+        if self.session.read_only:
+            self.refused.emit(self.session.read_only_reason or "This memory is open read-only.")
+            return False
+        errors = push_edit(self.session, event_ids, fields, label, pin=pin)
+        if errors:
+            self.refused.emit(errors[0])
+            self.refresh_beliefs()      # the rows show what the store holds
+            return False
+        self.session.message.emit(label)
+        return True
+
+
+def coerce(field: str, value: Any) -> Any:
+    """A value from a delegate or a check box, as the store wants it; ValueError if it can't be."""
+    if field in ("archivable", "user_flag"):
+        if isinstance(value, Qt.CheckState):
+            return 1 if value == Qt.CheckState.Checked else 0
+        if isinstance(value, int) and value in (0, 2) and not isinstance(value, bool):
+            return 1 if value == 2 else 0  # Qt.Checked as a plain int
+        return 1 if value else 0
+    if field == "confidence_floor":
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"The floor must be a number between 0 and 1, not {value!r}.") from None
+        if not 0.0 <= number <= 1.0:
+            raise ValueError(f"The floor must be between 0 and 1, not {number:g}.")
+        return round(number, 4)
+    text = str(value)
+    choices = {"belief_class": BELIEF_CLASSES, "domain": DOMAINS, "provenance": PROVENANCES}[field]
+    if text in choices:
+        return text
+    # the combo boxes show friendly names; accept those too
+    back = {v: k for k, v in {**CLASS_NAMES, **DOMAIN_NAMES}.items() if k in choices}
+    back.update({c.replace("_", " "): c for c in choices})
+    if text in back:
+        return back[text]
+    raise ValueError(f"Unknown {field.replace('_', ' ')} {text!r} (one of {', '.join(choices)}).")
+
+
+def describe(field: str, value: Any) -> str:
+    if field in ("archivable", "user_flag"):
+        return "on" if value else "off"
+    if field == "confidence_floor":
+        return f"{value:.2f}"
+    if field == "belief_class":
+        return CLASS_NAMES.get(value, value)
+    if field == "domain":
+        return DOMAIN_NAMES.get(value, value)
+    return str(value)
+
+
+class BeliefsFilter(QSortFilterProxyModel):
+    """Search text, the timeline brush, facts on/off."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.text = ""
+        self.brush: tuple[str | None, str | None] = (None, None)
+        self.show_facts = True
+        self.setSortRole(SORT_ROLE)
+
+    def _refilter(self, change) -> None:
+        if hasattr(self, "beginFilterChange"):     # Qt ≥ 6.9
+            self.beginFilterChange()
+            change()
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:  # pragma: no cover - older Qt
+            change()
+            self.invalidateFilter()
+
+    def set_text(self, text: str) -> None:
+        self._refilter(lambda: setattr(self, "text", text.strip().lower()))
+
+    def set_brush(self, start: str | None, end: str | None) -> None:
+        self._refilter(lambda: setattr(self, "brush", (start, end)))
+
+    def set_show_facts(self, on: bool) -> None:
+        self._refilter(lambda: setattr(self, "show_facts", bool(on)))
+
+    def filterAcceptsRow(self, source_row: int, source_parent) -> bool:
+        model: BeliefsModel = self.sourceModel()  # type: ignore[assignment]
+        row = model.rows[source_row]
+        if row["kind"] == "fact":
+            if not self.show_facts or self.brush != (None, None):
+                return False
+        else:
+            start, end = self.brush
+            if start and row["ts"] < start:
+                return False
+            if end and row["ts"] > end:
+                return False
+        if self.text:
+            hay = f"{row['key'] or ''} {row['title']} {row['belief_class']} {row['domain']}".lower()
+            return all(word in hay for word in self.text.split())
+        return True

@@ -1,0 +1,328 @@
+"""The Beliefs tab: a table of events and facts, inline edits through delegates, bulk edits on a
+selection, "Pin as core wound" (Ctrl+P) and undo/redo (Ctrl+Z / Ctrl+Shift+Z).
+Every edit is a journaled core command; the store's invariants refuse what is not allowed."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QMessageBox,
+    QStyledItemDelegate,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.beliefs import BELIEF_CLASSES, CORE_WOUND_FLOOR, DOMAINS, PROVENANCES
+from pulse_desktop.beliefs_model import (
+    COL_ARCHIVABLE,
+    COL_CLASS,
+    COL_DATE,
+    COL_DOMAIN,
+    COL_FLAG,
+    COL_FLOOR,
+    COL_KEY,
+    COL_KIND,
+    COL_PROVENANCE,
+    COL_TITLE,
+    ID_ROLE,
+    BeliefsFilter,
+    BeliefsModel,
+    describe,
+)
+from pulse_desktop.session import MemorySession
+from pulse_desktop.style import CLASS_NAMES, DOMAIN_NAMES
+
+
+class ChoiceDelegate(QStyledItemDelegate):
+    def __init__(self, choices: tuple[str, ...], names: dict[str, str] | None, parent=None) -> None:
+        super().__init__(parent)
+        self.choices = choices
+        self.names = names or {}
+
+    def createEditor(self, parent, option, index):
+        box = QComboBox(parent)
+        for value in self.choices:
+            box.addItem(self.names.get(value, value.replace("_", " ")), value)
+        return box
+
+    def setEditorData(self, editor: QComboBox, index) -> None:
+        value = index.data(Qt.ItemDataRole.EditRole)
+        i = editor.findData(value)
+        editor.setCurrentIndex(max(i, 0))
+
+    def setModelData(self, editor: QComboBox, model, index) -> None:
+        model.setData(index, editor.currentData(), Qt.ItemDataRole.EditRole)
+
+
+class FloorDelegate(QStyledItemDelegate):
+    def createEditor(self, parent, option, index):
+        box = QDoubleSpinBox(parent)
+        box.setRange(0.0, 1.0)
+        box.setSingleStep(0.05)
+        box.setDecimals(2)
+        box.setToolTip("Confidence floor, 0..1. An axiom needs at least 0.5.")
+        return box
+
+    def setEditorData(self, editor: QDoubleSpinBox, index) -> None:
+        editor.setValue(float(index.data(Qt.ItemDataRole.EditRole) or 0.0))
+
+    def setModelData(self, editor: QDoubleSpinBox, model, index) -> None:
+        editor.interpretText()
+        model.setData(index, editor.value(), Qt.ItemDataRole.EditRole)
+
+
+class BeliefsView(QWidget):
+    def __init__(self, session: MemorySession, parent=None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.model = BeliefsModel(session, self)
+        self.proxy = BeliefsFilter(self)
+        self.proxy.setSourceModel(self.model)
+        self._syncing = False
+
+        self.search = QLineEdit(placeholderText="Filter by key, title, class or domain…")
+        self.search.setClearButtonEnabled(True)
+        self.search.setMinimumWidth(180)
+        self.search.textChanged.connect(self.proxy.set_text)
+        self.facts_box = QCheckBox("Show facts")
+        self.facts_box.setChecked(True)
+        self.facts_box.setToolTip("Show the facts about entities too (read-only here).")
+        self.facts_box.toggled.connect(self.proxy.set_show_facts)
+        self.count = QLabel()
+        self.count.setObjectName("sectionTitle")
+
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
+                                   | QAbstractItemView.EditTrigger.EditKeyPressed
+                                   | QAbstractItemView.EditTrigger.SelectedClicked)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(26)
+        self.table.setWordWrap(False)
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(COL_TITLE, QHeaderView.ResizeMode.Stretch)
+        for col, width in ((COL_KIND, 44), (COL_KEY, 64), (COL_DATE, 84), (COL_DOMAIN, 108),
+                           (COL_CLASS, 96), (COL_FLOOR, 48), (COL_ARCHIVABLE, 90),
+                           (COL_FLAG, 62), (COL_PROVENANCE, 112)):
+            self.table.setColumnWidth(col, width)
+        self.table.setItemDelegateForColumn(COL_CLASS, ChoiceDelegate(BELIEF_CLASSES, CLASS_NAMES, self))
+        self.table.setItemDelegateForColumn(COL_DOMAIN, ChoiceDelegate(DOMAINS, DOMAIN_NAMES, self))
+        self.table.setItemDelegateForColumn(COL_PROVENANCE, ChoiceDelegate(PROVENANCES, None, self))
+        self.table.setItemDelegateForColumn(COL_FLOOR, FloorDelegate(self))
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._context_menu)
+        self.table.selectionModel().currentRowChanged.connect(self._current_changed)
+        self.table.selectionModel().selectionChanged.connect(self._update_actions)
+
+        # -- actions ---------------------------------------------------------------------------
+        self.pin_action = QAction("Pin as core wound", self)
+        self.pin_action.setIconText("Pin as core wound (Ctrl+P)")
+        self.pin_action.setShortcut(QKeySequence("Ctrl+P"))
+        self.pin_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        self.pin_action.setToolTip(
+            f"Pin the selected events as core wounds: class axiom, floor ≥ {CORE_WOUND_FLOOR}, "
+            "non-archivable and anchored, so they never fade (Ctrl+P).")
+        self.pin_action.triggered.connect(self.pin_selected)
+        self.addAction(self.pin_action)
+        # The shortcuts (Ctrl+Z / Ctrl+Shift+Z) live on the main window's Edit menu.
+        self.undo_action = session.undo_stack.createUndoAction(self, "Undo")
+        self.redo_action = session.undo_stack.createRedoAction(self, "Redo")
+
+        self.class_menu = QMenu("Class", self)
+        for cls in BELIEF_CLASSES:
+            act = self.class_menu.addAction(CLASS_NAMES[cls])
+            act.triggered.connect(lambda _=False, c=cls: self.bulk_set("belief_class", c))
+        self.domain_menu = QMenu("Domain", self)
+        for dom in DOMAINS:
+            act = self.domain_menu.addAction(DOMAIN_NAMES[dom])
+            act.triggered.connect(lambda _=False, d=dom: self.bulk_set("domain", d))
+        self.flags_menu = QMenu("Flags", self)
+        for text, field, value in (("Archivable", "archivable", 1),
+                                   ("Not archivable (pinned)", "archivable", 0),
+                                   ("Anchor (user flag) on", "user_flag", 1),
+                                   ("Anchor (user flag) off", "user_flag", 0)):
+            act = self.flags_menu.addAction(text)
+            act.triggered.connect(lambda _=False, f=field, v=value: self.bulk_set(f, v))
+        self.floor_action = QAction("Floor…", self)
+        self.floor_action.setToolTip("Set the confidence floor of the selected events.")
+        self.floor_action.triggered.connect(self.bulk_floor)
+
+        bar = QHBoxLayout()
+        bar.addWidget(self.search, 1)
+        bar.addWidget(self.facts_box)
+        edits = QHBoxLayout()
+        label = QLabel("Selected events:")
+        label.setStyleSheet("color: #5b6678;")
+        edits.addWidget(label)
+        self.bulk_buttons: list[QToolButton] = []
+        for menu, tip in ((self.class_menu, "Set the belief class of the selected events"),
+                          (self.domain_menu, "Move the selected events to a domain"),
+                          (self.flags_menu, "Set archivable / anchor on the selected events")):
+            button = QToolButton(text=menu.title())
+            button.setMenu(menu)
+            button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+            button.setToolTip(tip)
+            edits.addWidget(button)
+            self.bulk_buttons.append(button)
+        for i, action in enumerate((self.floor_action, self.pin_action, self.undo_action,
+                                    self.redo_action)):
+            if i == 2:
+                edits.addStretch(1)
+            button = QToolButton()
+            button.setDefaultAction(action)
+            edits.addWidget(button)
+            self.bulk_buttons.append(button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.addLayout(bar)
+        layout.addLayout(edits)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.count)
+
+        self.model.refused.connect(self._refused)
+        self.model.modelReset.connect(self._update_count)
+        self.proxy.rowsInserted.connect(self._update_count)
+        self.proxy.rowsRemoved.connect(self._update_count)
+        self.proxy.layoutChanged.connect(self._update_count)
+        session.selected.connect(self._on_selected)
+        session.brushed.connect(self._on_brush)
+        session.opened.connect(self._update_actions)
+        self._update_count()
+        self._update_actions()
+
+    # -- selection ---------------------------------------------------------------------------
+    def selected_events(self) -> list[int]:
+        ids = []
+        for index in self.table.selectionModel().selectedRows():
+            kind, item_id = index.data(ID_ROLE)
+            if kind == "event":
+                ids.append(int(item_id))
+        return ids
+
+    def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if self._syncing or not current.isValid():
+            return
+        kind, item_id = current.data(ID_ROLE)
+        self._syncing = True
+        try:
+            self.session.select(kind, int(item_id))
+        finally:
+            self._syncing = False
+
+    def _on_selected(self, kind: str, item_id: int) -> None:
+        if self._syncing or kind not in ("event", "fact"):
+            return
+        for row, r in enumerate(self.model.rows):
+            if r["kind"] == kind and r["id"] == item_id:
+                proxy_index = self.proxy.mapFromSource(self.model.index(row, COL_TITLE))
+                if proxy_index.isValid():
+                    self._syncing = True
+                    try:
+                        self.table.selectionModel().setCurrentIndex(
+                            proxy_index, QItemSelectionModel.SelectionFlag.ClearAndSelect
+                            | QItemSelectionModel.SelectionFlag.Rows)
+                        self.table.scrollTo(proxy_index)
+                    finally:
+                        self._syncing = False
+                return
+
+    def select_event(self, event_id: int) -> None:
+        """Select one event's row (used by tests and the main window)."""
+        self._on_selected("event", int(event_id))
+
+    def _on_brush(self, start, end) -> None:
+        self.proxy.set_brush(start, end)
+        self._update_count()
+
+    def _update_count(self, *_args) -> None:
+        shown = self.proxy.rowCount()
+        total = self.model.rowCount()
+        brush = "" if self.proxy.brush == (None, None) else " · time range from the timeline"
+        self.count.setText(f"{shown} of {total} rows{brush}" if shown != total else f"{total} rows")
+
+    def _update_actions(self, *_args) -> None:
+        writable = self.session.memory is not None and not self.session.read_only
+        has_events = bool(self.selected_events()) if writable else False
+        self.pin_action.setEnabled(writable)
+        self.floor_action.setEnabled(has_events)
+        for button in self.bulk_buttons[:3]:
+            button.setEnabled(has_events)
+
+    # -- edits -------------------------------------------------------------------------------
+    def _targets(self) -> list[int]:
+        ids = self.selected_events() if self.isVisible() else []
+        if not ids and self.session.selection and self.session.selection[0] == "event":
+            ids = [self.session.selection[1]]
+        return ids
+
+    def pin_selected(self) -> bool:
+        ids = self._targets()
+        if not ids:
+            self._refused("Select one or more events to pin as core wounds.")
+            return False
+        label = "Pin as core wound" if len(ids) > 1 else f"Pin {self._label(ids[0])} as core wound"
+        return self.model.edit_events(ids, None, label, pin=True)
+
+    def bulk_set(self, field: str, value) -> bool:
+        ids = self._targets()
+        if not ids:
+            self._refused("Select one or more events first.")
+            return False
+        label = f"Set {field.replace('_', ' ')} to {describe(field, value)}"
+        return self.model.edit_events(ids, {field: value}, label)
+
+    def bulk_floor(self) -> bool:
+        ids = self._targets()
+        if not ids:
+            self._refused("Select one or more events first.")
+            return False
+        value, ok = QInputDialog.getDouble(self, "Confidence floor",
+                                           f"Floor for {len(ids)} event(s), 0..1:", 0.5, 0.0,
+                                           1.0, 2)
+        if not ok:
+            return False
+        return self.bulk_set("confidence_floor", round(value, 4))
+
+    def _label(self, event_id: int) -> str:
+        row = self.model.event_row(event_id)
+        if row is None:
+            return str(event_id)
+        r = self.model.row_at(row)
+        return r["key"] or str(event_id)
+
+    def _refused(self, text: str) -> None:
+        self.session.message.emit(f"Not changed: {text}")
+        QMessageBox.warning(self, "Change refused", text)
+
+    def _context_menu(self, pos) -> None:
+        menu = QMenu(self)
+        menu.addAction(self.pin_action)
+        menu.addSeparator()
+        menu.addMenu(self.class_menu)
+        menu.addAction(self.floor_action)
+        menu.addMenu(self.domain_menu)
+        menu.addMenu(self.flags_menu)
+        menu.addSeparator()
+        menu.addAction(self.undo_action)
+        menu.addAction(self.redo_action)
+        menu.exec(self.table.viewport().mapToGlobal(pos))

@@ -1,0 +1,339 @@
+"""The detail panel: everything about the selected entity, event or fact — facts, events,
+relations, evidence with the observation text it came from, emotions, provenance and the
+journal history of that item. Links select other items (and so every view follows)."""
+
+from __future__ import annotations
+
+import html
+import json
+import sqlite3
+from typing import Any
+
+from PySide6.QtCore import QUrl
+from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
+
+from core.emotion.plutchik import EMOTIONS
+from pulse_desktop.session import MemorySession
+from pulse_desktop.style import (
+    CLASS_COLORS,
+    CLASS_NAMES,
+    DOMAIN_COLORS,
+    DOMAIN_NAMES,
+    EMOTION_COLORS,
+)
+
+MAX_LIST = 150
+MAX_OBS_CHARS = 1500
+CSS = """
+h2 { font-size: 15pt; margin: 0 0 4px 0; color: #1f2733; }
+h3 { font-size: 9pt; color: #5b6678; margin: 14px 0 4px 0; text-transform: uppercase; }
+p { margin: 3px 0; }
+.note { color: #6b7585; }
+.chip { color: #ffffff; }
+.quote { background: #f5f6fa; color: #2d3645; }
+a { color: #3455c9; text-decoration: none; }
+td { padding: 1px 4px; }
+"""
+
+
+def esc(value: Any) -> str:
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def chip(text: str, colour: str = "#7a8594") -> str:
+    return (f'<span style="background:{colour}; color:#ffffff;">&nbsp;{esc(text)}&nbsp;</span>')
+
+
+def link(kind: str, item_id: int, text: str) -> str:
+    return f'<a href="pulse://{kind}/{int(item_id)}">{esc(text)}</a>'
+
+
+class DetailPanel(QWidget):
+    def __init__(self, session: MemorySession, parent=None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.browser = QTextBrowser()
+        self.browser.setOpenLinks(False)
+        self.browser.setOpenExternalLinks(False)
+        self.browser.document().setDefaultStyleSheet(CSS)
+        self.browser.anchorClicked.connect(self._follow)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 8, 8, 8)
+        layout.addWidget(self.browser)
+        # bound methods, not lambdas: Qt drops them when this widget is deleted
+        session.selected.connect(self.refresh)
+        session.changed.connect(self.refresh)
+        session.opened.connect(self.refresh)
+        self.refresh()
+
+    def text(self) -> str:
+        return self.browser.toPlainText()
+
+    def _follow(self, url: QUrl) -> None:
+        if url.scheme() != "pulse":
+            return
+        kind = url.host()
+        try:
+            item_id = int(url.path().strip("/"))
+        except ValueError:
+            return
+        self.session.select(kind, item_id)
+
+    def refresh(self, *_args) -> None:
+        memory = self.session.memory
+        if memory is None:
+            self.browser.setHtml("")
+            return
+        if self.session.selection is None:
+            self.browser.setHtml(
+                '<p class="note">Select an entity or an event — in the navigator, the graph, the '
+                "timeline or the beliefs table — to see its facts, events, relations, the "
+                "observations it came from, its emotions and its journal history.</p>")
+            return
+        kind, item_id = self.session.selection
+        conn = memory.conn
+        try:
+            body = {"event": self._event, "entity": self._entity, "fact": self._fact}.get(
+                kind, lambda c, i: f"<p>Unknown item {esc(kind)} {item_id}</p>")(conn, item_id)
+        except sqlite3.Error as exc:  # the file changed under us: say so, don't crash
+            body = f'<p class="note">Cannot read this item: {esc(exc)}</p>'
+        self.browser.setHtml(body)
+
+    # -- sections --------------------------------------------------------------------------------
+    def _event(self, conn: sqlite3.Connection, event_id: int) -> str:
+        ev = conn.execute("SELECT * FROM events WHERE id = ?", (event_id,)).fetchone()
+        if ev is None:
+            return f'<p class="note">Event {event_id} is no longer in this memory.</p>'
+        out = [f"<h2>{esc(ev['title'])}</h2>"]
+        chips = [chip(ev["key"] or f"#{ev['id']}", "#5f6b7a"),
+                 chip(DOMAIN_NAMES.get(ev["domain"], ev["domain"]), DOMAIN_COLORS.get(ev["domain"], "#777")),
+                 chip(CLASS_NAMES.get(ev["belief_class"], ev["belief_class"]),
+                      CLASS_COLORS.get(ev["belief_class"], "#777"))]
+        if ev["user_flag"]:
+            chips.append(chip("anchor", "#b07a10"))
+        if not ev["archivable"]:
+            chips.append(chip("pinned", "#b03a48"))
+        out.append("<p>" + " ".join(chips) + "</p>")
+        out.append(f'<p class="note">{esc(ev["ts"].replace("T", " ").replace("Z", " UTC"))}'
+                   f" · floor {ev['confidence_floor']:.2f} · provenance "
+                   f"{esc(ev['provenance'].replace('_', ' '))}"
+                   + (f" · {esc(ev['sentiment_label'])}" if ev["sentiment_label"] else "")
+                   + f" · sentiment {ev['sentiment']:+.2f} · intensity {ev['intensity']:.2f}</p>")
+        if ev["description"]:
+            out.append(f"<p>{esc(ev['description'])}</p>")
+        if ev["absorbed_into"]:
+            out.append("<p class=\"note\">Absorbed into "
+                       + link("event", ev["absorbed_into"], f"event {ev['absorbed_into']}") + "</p>")
+
+        emo = conn.execute("SELECT * FROM event_emotions WHERE event_id = ?", (event_id,)).fetchone()
+        if emo is not None:
+            values = sorted(((name, float(emo[name])) for name in EMOTIONS), key=lambda x: -x[1])
+            values = [v for v in values if v[1] > 0.01]
+            if values:
+                out.append("<h3>Emotions</h3><table cellspacing='0'>")
+                for name, value in values[:6]:
+                    width = max(2, int(value * 110))
+                    out.append(
+                        f"<tr><td nowrap>{esc(name)}&nbsp;</td><td><table cellspacing='0' cellpadding='0'><tr>"
+                        f"<td width='{width}' height='9' bgcolor='{EMOTION_COLORS.get(name, '#999')}'>"
+                        f"</td></tr></table></td><td class='note'>{value:.2f}</td></tr>")
+                out.append("</table>")
+                out.append(f'<p class="note">{esc(emo["derivation"])} by {esc(emo["tagger"])}'
+                           f" {esc(emo['tagger_version'])}</p>")
+        try:
+            bio = json.loads(ev["biometrics"] or "{}")
+        except ValueError:
+            bio = {}
+        if bio:
+            out.append("<h3>Biometrics</h3><p class='note'>"
+                       + esc(", ".join(f"{k} {v}" for k, v in sorted(bio.items()))) + "</p>")
+
+        ents = conn.execute(
+            "SELECT n.id, n.canonical_name, n.kind FROM event_entities x JOIN entities n"
+            " ON n.id = x.entity_id WHERE x.event_id = ? ORDER BY n.canonical_name",
+            (event_id,)).fetchall()
+        if ents:
+            out.append(f"<h3>Entities ({len(ents)})</h3><p>" + ", ".join(
+                link("entity", r["id"], r["canonical_name"]) for r in ents) + "</p>")
+        chain = conn.execute(
+            "SELECT 'after' AS dir, c.parent_id AS other, c.kind, c.strength, e.title, e.ts"
+            " FROM event_chains c JOIN events e ON e.id = c.parent_id WHERE c.child_id = ?"
+            " UNION ALL SELECT 'led to', c.child_id, c.kind, c.strength, e.title, e.ts"
+            " FROM event_chains c JOIN events e ON e.id = c.child_id WHERE c.parent_id = ?"
+            " ORDER BY 6", (event_id, event_id)).fetchall()
+        if chain:
+            out.append("<h3>Chain</h3>")
+            for r in chain:
+                out.append(f"<p>{esc(r['dir'])} {link('event', r['other'], r['title'])}"
+                           f" <span class='note'>· {esc(r['kind'])} {r['strength']:.2f}</span></p>")
+        obs_ids = [ev["source_observation"]] if ev["source_observation"] else []
+        obs_ids += [r[0] for r in conn.execute(
+            "SELECT observation_id FROM evidence WHERE row_kind = 'event' AND row_id = ?",
+            (event_id,)) if r[0] not in obs_ids]
+        out.append(self._observations(conn, obs_ids))
+        out.append(self._history(conn, f"event:{event_id}"))
+        return "".join(out)
+
+    def _entity(self, conn: sqlite3.Connection, entity_id: int) -> str:
+        n = conn.execute("SELECT * FROM entities WHERE id = ?", (entity_id,)).fetchone()
+        if n is None:
+            return f'<p class="note">Entity {entity_id} is no longer in this memory.</p>'
+        out = [f"<h2>{esc(n['canonical_name'])}</h2>"]
+        chips = [chip(n["kind"].replace("_", " "), "#5f6b7a"),
+                 chip(DOMAIN_NAMES.get(n["domain"], n["domain"]), DOMAIN_COLORS.get(n["domain"], "#777")),
+                 chip(f"salience {n['salience']:.2f}", "#7a8594")]
+        if n["is_self"]:
+            chips.append(chip("self", "#4f6fe0"))
+        if n["do_not_probe"]:
+            chips.append(chip("do not probe", "#b03a48"))
+        out.append("<p>" + " ".join(chips) + "</p>")
+        try:
+            aliases = [str(a) for a in json.loads(n["aliases"] or "[]")]
+        except ValueError:
+            aliases = []
+        if aliases:
+            out.append(f'<p class="note">also: {esc(", ".join(aliases))}</p>')
+        seen = " → ".join(x[:10] for x in (n["first_seen"], n["last_seen"]) if x)
+        if seen:
+            out.append(f'<p class="note">seen {esc(seen)}</p>')
+        if n["description"]:
+            out.append(f"<p>{esc(n['description'])}</p>")
+
+        facts = conn.execute("SELECT * FROM facts WHERE entity_id = ? ORDER BY confidence DESC, id",
+                             (entity_id,)).fetchall()
+        if facts:
+            out.append(f"<h3>Facts ({len(facts)})</h3>")
+            for f in facts:
+                out.append(f"<p>{link('fact', f['id'], f['text'])}<br><span class='note'>"
+                           f"{esc(CLASS_NAMES.get(f['belief_class'], f['belief_class']))} · "
+                           f"confidence {f['confidence']:.2f}"
+                           + (" · verified" if f["verified"] else "") + "</span></p>")
+        events = conn.execute(
+            "SELECT e.id, e.title, e.ts, e.belief_class, e.user_flag FROM event_entities x"
+            " JOIN events e ON e.id = x.event_id WHERE x.entity_id = ? AND e.absorbed_into IS NULL"
+            " ORDER BY e.ts", (entity_id,)).fetchall()
+        if events:
+            out.append(f"<h3>Events ({len(events)})</h3>")
+            for e in events[:MAX_LIST]:
+                out.append(f"<p><span class='note'>{esc(e['ts'][:10])}</span> "
+                           f"{link('event', e['id'], e['title'])}"
+                           + (" ⚓" if e["user_flag"] else "") + "</p>")
+            if len(events) > MAX_LIST:
+                out.append(f'<p class="note">… and {len(events) - MAX_LIST} more</p>')
+        rels = conn.execute(
+            "SELECT '→' AS dir, r.kind, r.strength, r.context, n.id AS other, n.canonical_name"
+            " FROM relations r JOIN entities n ON n.id = r.to_entity WHERE r.from_entity = ?"
+            " UNION ALL SELECT '←', r.kind, r.strength, r.context, n.id, n.canonical_name"
+            " FROM relations r JOIN entities n ON n.id = r.from_entity WHERE r.to_entity = ?"
+            " ORDER BY 3 DESC", (entity_id, entity_id)).fetchall()
+        if rels:
+            out.append(f"<h3>Relations ({len(rels)})</h3>")
+            for r in rels[:MAX_LIST]:
+                ctx = f" — {esc(r['context'])}" if r["context"] else ""
+                out.append(f"<p>{r['dir']} {esc(r['kind'].replace('_', ' '))} "
+                           f"{link('entity', r['other'], r['canonical_name'])}"
+                           f" <span class='note'>· strength {r['strength']:.2f}{ctx}</span></p>")
+        obs_ids = [r[0] for r in conn.execute(
+            "SELECT observation_id FROM evidence WHERE row_kind = 'entity' AND row_id = ?"
+            " UNION SELECT v.observation_id FROM evidence v JOIN facts f ON f.id = v.row_id"
+            " WHERE v.row_kind = 'fact' AND f.entity_id = ?", (entity_id, entity_id))]
+        out.append(self._observations(conn, obs_ids[:5]))
+        out.append(self._history(conn, f"entity:{entity_id}"))
+        return "".join(out)
+
+    def _fact(self, conn: sqlite3.Connection, fact_id: int) -> str:
+        f = conn.execute("SELECT f.*, n.canonical_name FROM facts f JOIN entities n"
+                         " ON n.id = f.entity_id WHERE f.id = ?", (fact_id,)).fetchone()
+        if f is None:
+            return f'<p class="note">Fact {fact_id} is no longer in this memory.</p>'
+        out = [f"<h2>{esc(f['text'])}</h2>",
+               "<p>" + " ".join([
+                   chip("fact", "#5f6b7a"),
+                   chip(DOMAIN_NAMES.get(f["domain"], f["domain"]), DOMAIN_COLORS.get(f["domain"], "#777")),
+                   chip(CLASS_NAMES.get(f["belief_class"], f["belief_class"]),
+                        CLASS_COLORS.get(f["belief_class"], "#777"))]) + "</p>",
+               f"<p>about {link('entity', f['entity_id'], f['canonical_name'])}</p>",
+               f'<p class="note">confidence {f["confidence"]:.2f} · floor '
+               f'{f["confidence_floor"]:.2f} · {"archivable" if f["archivable"] else "pinned"} · '
+               f'{esc(f["provenance"].replace("_", " "))}'
+               + (" · verified" if f["verified"] else "") + "</p>"]
+        obs_ids = [r[0] for r in conn.execute(
+            "SELECT observation_id FROM evidence WHERE row_kind = 'fact' AND row_id = ?", (fact_id,))]
+        out.append(self._observations(conn, obs_ids))
+        out.append(self._history(conn, f"fact:{fact_id}"))
+        return "".join(out)
+
+    def _observations(self, conn: sqlite3.Connection, ids: list[int]) -> str:
+        if not ids:
+            return ""
+        marks = ",".join("?" * len(ids))
+        rows = conn.execute(
+            "SELECT id, source_kind, source_id, version, observed_at, captured_at, content_text,"
+            f" redacted FROM observations WHERE id IN ({marks}) ORDER BY id", ids).fetchall()
+        if not rows:
+            return ""
+        out = [f"<h3>Evidence ({len(rows)})</h3>"]
+        for o in rows:
+            when = (o["observed_at"] or o["captured_at"] or "")[:16].replace("T", " ")
+            out.append(f'<p class="note">{esc(o["source_kind"])} · {esc(o["source_id"])}'
+                       f" v{o['version']} · {esc(when)}</p>")
+            if o["redacted"]:
+                out.append('<p class="note"><i>The text of this observation was erased.</i></p>')
+            else:
+                text = o["content_text"] or ""
+                if len(text) > MAX_OBS_CHARS:
+                    text = text[:MAX_OBS_CHARS] + "…"
+                out.append("<table width='100%' cellpadding='6' bgcolor='#f3f5fa'><tr><td>"
+                           + esc(text).replace("\n", "<br>") + "</td></tr></table>")
+        return "".join(out)
+
+    def _history(self, conn: sqlite3.Connection, subject: str) -> str:
+        rows = conn.execute("SELECT seq, ts, actor, op, payload FROM journal WHERE subject = ?"
+                            " ORDER BY seq", (subject,)).fetchall()
+        if not rows:
+            return ""
+        out = [f"<h3>History ({len(rows)})</h3><table cellspacing='0'>"]
+        for r in rows[-MAX_LIST:]:
+            out.append(f"<tr><td class='note'>#{r['seq']}</td><td class='note'>"
+                       f"{esc(r['ts'][:16].replace('T', ' '))}</td><td><b>{esc(r['op'])}</b>"
+                       f"</td><td class='note'>{esc(r['actor'])}</td></tr>")
+            summary = summarise(r["payload"])
+            if summary:
+                out.append(f"<tr><td></td><td colspan='3' class='note'>{esc(summary)}</td></tr>")
+        out.append("</table>")
+        return "".join(out)
+
+
+def summarise(payload: str) -> str:
+    """One line for a journal payload: which fields moved from what to what."""
+    try:
+        data = json.loads(payload)
+    except ValueError:
+        return ""
+    if data.get("redacted"):
+        return "(erased)"
+    parts: list[str] = []
+    added: dict[str, int] = {}
+    removed: dict[str, int] = {}
+    for change in data.get("changes", []):
+        table = str(change.get("t", "")).replace("_", " ")
+        if change.get("a") == "update":
+            old = change.get("old", {})
+            parts += [f"{k} {_short(old.get(k))} → {_short(v)}"
+                      for k, v in change.get("set", {}).items()]
+        elif change.get("a") == "insert":
+            added[table] = added.get(table, 0) + 1
+        elif change.get("a") == "delete":
+            removed[table] = removed.get(table, 0) + 1
+    for verb, counts in (("added", added), ("removed", removed)):
+        if counts:
+            parts.append(f"{verb} " + ", ".join(f"{n} {t}" if n > 1 else t
+                                                for t, n in counts.items()))
+    return "; ".join(parts[:6])
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    text = str(value)
+    return text if len(text) <= 30 else text[:29] + "…"

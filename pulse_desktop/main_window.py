@@ -1,0 +1,558 @@
+"""The main window: navigator left, tabs centre (Graph · Timeline · Beliefs · Playground ·
+Corrections · Ingest), detail panel right, File/Edit/View/Help menus, a read-only banner and an
+empty start page. Long work (demo building, exports, verify) runs in workers.Job, each with its
+own Memory; the UI thread only opens the memory and shows results."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.errors import PulseError
+from core.memory import Memory, demo_corpus_path
+from pulse_desktop import workers
+from pulse_desktop.beliefs_view import BeliefsView
+from pulse_desktop.detail_panel import DetailPanel
+from pulse_desktop.graph_view import GraphView
+from pulse_desktop.navigator import NavigatorView
+from pulse_desktop.session import MemorySession
+from pulse_desktop.style import app_icon
+from pulse_desktop.timeline_view import TimelineView
+
+TABS = ("Graph", "Timeline", "Beliefs", "Playground", "Corrections", "Ingest")
+# The other engineer's tabs: (module, class). A tab that fails to import shows why instead.
+EXTERNAL_TABS = {"Playground": ("pulse_desktop.playground_view", "PlaygroundView"),
+                 "Corrections": ("pulse_desktop.corrections_view", "CorrectionsView"),
+                 "Ingest": ("pulse_desktop.ingest_view", "IngestView")}
+FILE_FILTER = "Pulse memory (*.db *.sqlite *.pulse);;All files (*)"
+
+
+def data_dir() -> Path:
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("pulse", appauthor=False))
+
+
+def demo_db_path() -> Path:
+    """Where "Open demo memory" keeps its copy (PULSE_DEMO_DB overrides, for tests)."""
+    env = os.environ.get("PULSE_DEMO_DB")
+    return Path(env) if env else data_dir() / "demo.db"
+
+
+def build_demo(path: Path, progress=None, cancel: threading.Event | None = None) -> dict[str, Any]:
+    """Build the demo memory at `path` (atomically: a temp file, then rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".building")
+    for extra in ("", "-wal", "-shm", "-journal"):
+        Path(str(tmp) + extra).unlink(missing_ok=True)
+    try:
+        with Memory.open(tmp, create=True) as memory:
+            summary = memory.import_corpus(demo_corpus_path())
+            memory.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        if cancel is not None and cancel.is_set():
+            raise PulseError("cancelled")
+        os.replace(tmp, path)
+    finally:
+        for extra in ("", "-wal", "-shm", "-journal"):
+            Path(str(tmp) + extra).unlink(missing_ok=True)
+    return summary
+
+
+class LazyTab(QWidget):
+    """A tab whose view is built the first time it is shown (or asked for), so the window
+    shows without paying for tabs nobody has opened yet."""
+
+    def __init__(self, factory: Callable[[], QWidget]) -> None:
+        super().__init__()
+        self._factory = factory
+        self.widget: QWidget | None = None
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+
+    def ensure(self) -> QWidget:
+        if self.widget is None:
+            self.widget = self._factory()
+            self.layout().addWidget(self.widget)
+        return self.widget
+
+    def showEvent(self, event) -> None:
+        self.ensure()
+        super().showEvent(event)
+
+
+class StartPage(QWidget):
+    """Shown when no memory is open: the three ways in."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__()
+        title = QLabel("Pulse")
+        title.setStyleSheet("font-size: 28pt; font-weight: 700; color: #1f2733;")
+        subtitle = QLabel("See and curate what an AI companion remembers.")
+        subtitle.setStyleSheet("font-size: 12pt; color: #5b6678;")
+        icon = QLabel()
+        icon.setPixmap(app_icon().pixmap(96, 96))
+        self.demo = QPushButton("Open demo memory")
+        self.demo.setObjectName("primary")
+        self.demo.setToolTip("A fictional person's memory, built on this computer the first time")
+        self.demo.clicked.connect(window.open_demo)
+        self.import_button = QPushButton("Import conversations…")
+        self.import_button.setToolTip("Start a new memory from chat exports or notes")
+        self.import_button.clicked.connect(window.import_conversations)
+        self.open_button = QPushButton("Open…")
+        self.open_button.setToolTip("Open a Pulse memory file (Ctrl+O)")
+        self.open_button.clicked.connect(window.open_dialog)
+        self.reopen = QPushButton()
+        self.reopen.setFlat(True)
+        self.reopen.setStyleSheet("color: #3455c9; border: none;")
+        self.reopen.hide()
+        self.reopen.clicked.connect(lambda: window.open_path(self.reopen.property("path")))
+        for b in (self.demo, self.import_button, self.open_button):
+            b.setMinimumSize(240, 42)
+        self.busy = QProgressBar()
+        self.busy.setRange(0, 0)
+        self.busy.setMaximumWidth(320)
+        self.busy.hide()
+        self.note = QLabel()
+        self.note.setStyleSheet("color: #5b6678;")
+        self.note.setWordWrap(True)
+        self.note.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        col = QVBoxLayout()
+        col.setSpacing(10)
+        col.addStretch(2)
+        for w in (icon, title, subtitle):
+            col.addWidget(w, 0, Qt.AlignmentFlag.AlignHCenter)
+        col.addSpacing(20)
+        for w in (self.demo, self.import_button, self.open_button, self.reopen, self.busy,
+                  self.note):
+            col.addWidget(w, 0, Qt.AlignmentFlag.AlignHCenter)
+        col.addStretch(3)
+        row = QHBoxLayout(self)
+        row.addStretch(1)
+        row.addLayout(col)
+        row.addStretch(1)
+
+    def offer_reopen(self, path: str | None) -> None:
+        """A link to the memory opened last time, when there is one."""
+        if path and Path(path).is_file():
+            self.reopen.setText(f"Reopen {Path(path).name}")
+            self.reopen.setToolTip(path)
+            self.reopen.setProperty("path", path)
+            self.reopen.show()
+        else:
+            self.reopen.hide()
+
+    def set_busy(self, text: str | None) -> None:
+        self.busy.setVisible(bool(text))
+        self.note.setText(text or "")
+        for b in (self.demo, self.import_button, self.open_button):
+            b.setEnabled(not text)
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, session: MemorySession | None = None) -> None:
+        super().__init__()
+        self.session = session or MemorySession(self)
+        self.jobs: set[workers.Job] = set()
+        self.setWindowTitle("Pulse")
+        self.setWindowIcon(app_icon())
+        self.resize(1440, 900)
+
+        self.navigator = NavigatorView(self.session)
+        self.detail = DetailPanel(self.session)
+        self.graph = GraphView(self.session)
+        self.timeline = TimelineView(self.session)
+        self.beliefs = BeliefsView(self.session)
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(False)
+        self.views: dict[str, QWidget] = {"Graph": self.graph, "Timeline": self.timeline,
+                                          "Beliefs": self.beliefs}
+        for name in TABS:
+            if name not in self.views:
+                self.views[name] = LazyTab(lambda n=name: self._external(n))
+            self.tabs.addTab(self.views[name], name)
+        tips = ["The memory as a graph: click a node to see it (Ctrl+1)",
+                "Events in time; drag to filter every view to a range (Ctrl+2)",
+                "Belief classes, floors and flags; edits are undoable (Ctrl+3)",
+                "Try a query and see every term of the score (Ctrl+4)",
+                "Corrections and the brief the companion gets (Ctrl+5)",
+                "Import conversations and notes (Ctrl+6)"]
+        for i, tip in enumerate(tips):
+            self.tabs.setTabToolTip(i, tip)
+
+        self.banner = QLabel()
+        self.banner.setObjectName("banner")
+        self.banner.setWordWrap(True)
+        self.banner.hide()
+        centre = QWidget()
+        cl = QVBoxLayout(centre)
+        cl.setContentsMargins(0, 8, 0, 0)
+        cl.addWidget(self.banner)
+        cl.addWidget(self.tabs, 1)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.navigator)
+        self.splitter.addWidget(centre)
+        self.splitter.addWidget(self.detail)
+        self.splitter.setStretchFactor(1, 1)
+        self.tabs.setMinimumWidth(420)   # a wide tab must not squeeze the side panels
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(2, 0)
+        self.splitter.setSizes([270, 830, 340])
+        self.splitter.setChildrenCollapsible(False)
+        self.navigator.setMinimumWidth(220)
+        self.detail.setMinimumWidth(260)
+
+        self.start = StartPage(self)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.start)
+        self.stack.addWidget(self.splitter)
+        self.setCentralWidget(self.stack)
+        self._build_menus()
+        self.statusBar().showMessage("Open a memory to begin.")
+
+        self.session.opened.connect(self._on_opened)
+        self.session.message.connect(self._show_message)
+        self.session.undo_stack.cleanChanged.connect(self._update_title)
+        self._on_opened()
+
+    # -- construction ----------------------------------------------------------------------------
+    def _external(self, name: str) -> QWidget:
+        module_name, class_name = EXTERNAL_TABS[name]
+        try:
+            cls = getattr(importlib.import_module(module_name), class_name)
+            return cls(self.session)
+        except Exception as exc:  # a missing or broken tab must not take the app down
+            label = QLabel(f"The {name} tab is not available in this build.\n\n"
+                           f"{type(exc).__name__}: {exc}")
+            label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            label.setWordWrap(True)
+            label.setStyleSheet("color: #6b7585;")
+            label.setObjectName(f"placeholder-{name}")
+            return label
+
+    def _action(self, menu, text: str, slot: Callable, shortcut: Any = None, tip: str = "") -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            if isinstance(shortcut, (list, tuple)):
+                action.setShortcuts([QKeySequence(s) for s in shortcut])
+            else:
+                action.setShortcut(QKeySequence(shortcut))
+        if tip:
+            action.setToolTip(tip)
+            action.setStatusTip(tip)
+        action.triggered.connect(lambda _checked=False: slot())
+        menu.addAction(action)
+        return action
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        f = bar.addMenu("&File")
+        self.new_action = self._action(f, "&New memory…", self.new_memory, QKeySequence.StandardKey.New,
+                                       "Create an empty memory file")
+        self.open_action = self._action(f, "&Open…", self.open_dialog, QKeySequence.StandardKey.Open,
+                                        "Open a memory file")
+        self.demo_action = self._action(f, "Open &demo memory", self.open_demo, None,
+                                        "A fictional person's memory, for trying things out")
+        self.import_action = self._action(f, "&Import conversations…", self.import_conversations,
+                                          "Ctrl+I", "Import chat exports and notes")
+        f.addSeparator()
+        self.export_html_action = self._action(
+            f, "Export HTML &viewer…", self.export_html, "Ctrl+E",
+            "Write the graph as one offline HTML file you can hand to someone")
+        self.redact_action = QAction("Redact observation text in the viewer", self, checkable=True)
+        self.redact_action.setToolTip("Leave the raw conversation text out of exported viewers")
+        f.addAction(self.redact_action)
+        self.export_journal_action = self._action(
+            f, "Export &journal…", self.export_journal, None,
+            "Write the hash-chained journal as JSON Lines (it can rebuild the memory)")
+        self.verify_action = self._action(f, "&Verify journal", self.verify, "Ctrl+Shift+V",
+                                          "Check that no one altered the memory's history")
+        f.addSeparator()
+        self.settings_action = self._action(f, "&Settings…", self.open_settings,
+                                            QKeySequence.StandardKey.Preferences)
+        self.settings_action.setShortcuts([QKeySequence("Ctrl+,")])
+        self.close_action = self._action(f, "&Close memory", self.close_memory, "Ctrl+W")
+        self.quit_action = self._action(f, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+
+        e = bar.addMenu("&Edit")
+        self.undo_action = self.session.undo_stack.createUndoAction(self, "&Undo")
+        self.undo_action.setShortcut(QKeySequence("Ctrl+Z"))
+        self.redo_action = self.session.undo_stack.createRedoAction(self, "&Redo")
+        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        e.addAction(self.undo_action)
+        e.addAction(self.redo_action)
+        e.addSeparator()
+        e.addAction(self.beliefs.pin_action)
+        self._action(e, "&Find…", self.find, QKeySequence.StandardKey.Find,
+                     "Search entities and events")
+        self._action(e, "Clear time range", lambda: self.session.set_brush(None, None), None)
+
+        v = bar.addMenu("&View")
+        for i, name in enumerate(TABS):
+            self._action(v, name, lambda i=i: self.tabs.setCurrentIndex(i), f"Ctrl+{i + 1}")
+        v.addSeparator()
+        self._action(v, "Reload", lambda: self.session.notify("all"), "F5",
+                     "Re-read the memory (after another program, such as the CLI, changed it)")
+
+        h = bar.addMenu("&Help")
+        self._action(h, "About Pulse", self.about)
+
+    # -- state -----------------------------------------------------------------------------------
+    def _on_opened(self) -> None:
+        has = self.session.memory is not None
+        self.stack.setCurrentIndex(1 if has else 0)
+        reason = self.session.read_only_reason
+        if reason:
+            self.banner.setText(f"⚠  Read-only: {reason}")
+        self.banner.setVisible(bool(reason) and has)
+        writable = has and not self.session.read_only
+        for action in (self.export_html_action, self.export_journal_action, self.verify_action,
+                       self.close_action):
+            action.setEnabled(has)
+        self.beliefs.pin_action.setEnabled(writable)
+        if has:
+            stats = self.session.memory.stats()["counts"]
+            self.statusBar().showMessage(
+                f"{self.session.path} · {stats['events']} events · {stats['entities']} entities"
+                f" · journal {stats['journal']} rows" + (" · read-only" if reason else ""))
+        self._update_title()
+
+    def _show_message(self, text: str) -> None:
+        self.statusBar().showMessage(text, 8000)
+
+    def _update_title(self, *_args) -> None:
+        path = self.session.path
+        if path is None:
+            self.setWindowTitle("Pulse")
+        else:
+            suffix = " (read-only)" if self.session.read_only else ""
+            self.setWindowTitle(f"{path.name}{suffix} — Pulse")
+
+    def tab(self, name: str) -> QWidget:
+        """The view of a tab (built now if it was not shown yet)."""
+        view = self.views[name]
+        return view.ensure() if isinstance(view, LazyTab) else view
+
+    def show_tab(self, name: str) -> None:
+        self.tabs.setCurrentIndex(TABS.index(name))
+
+    # -- opening ---------------------------------------------------------------------------------
+    def open_path(self, path: str | Path, *, create: bool = False) -> bool:
+        try:
+            self.session.open(path, create=create)
+        except PulseError as exc:
+            self._error("Cannot open the memory", str(exc))
+            return False
+        except Exception as exc:  # e.g. a corrupt file sqlite cannot read
+            self._error("Cannot open the memory", f"{path}: {type(exc).__name__}: {exc}")
+            return False
+        if QCoreApplication.organizationName():
+            QSettings().setValue("last_memory", str(path))
+        return True
+
+    def open_dialog(self) -> None:
+        start = str(self.session.path.parent) if self.session.path else str(data_dir())
+        path, _ = QFileDialog.getOpenFileName(self, "Open a memory", start, FILE_FILTER)
+        if path:
+            self.open_path(path)
+
+    def new_memory(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "New memory", str(data_dir() / "memory.db"),
+                                              FILE_FILTER)
+        if not path:
+            return
+        if Path(path).exists() and Path(path).stat().st_size > 0:
+            self._error("Cannot create the memory",
+                        f"{path} already exists. Choose a new name, or open it with Open….")
+            return
+        self.open_path(path, create=True)
+
+    def close_memory(self) -> None:
+        self.session.close()
+        self.session.undo_stack.clear()
+        self.session.opened.emit()
+
+    def open_demo(self) -> None:
+        path = demo_db_path()
+        if path.exists() and path.stat().st_size > 0:
+            self.open_path(path)
+            return
+        self.start.set_busy("Building the demo memory on this computer (about a minute the "
+                            "first time)…")
+        self.statusBar().showMessage("Building the demo memory…")
+        self.run_job(lambda progress, cancel: build_demo(path, progress, cancel),
+                     done=lambda _summary: (self.start.set_busy(None), self.open_path(path)),
+                     failed=lambda text: (self.start.set_busy(None),
+                                          self._error("The demo memory could not be built", text)))
+
+    def import_conversations(self) -> None:
+        """Go to the Ingest tab (creating a memory first if none is open)."""
+        if self.session.memory is None:
+            path, _ = QFileDialog.getSaveFileName(
+                self, "New memory for the import", str(data_dir() / "memory.db"), FILE_FILTER)
+            if not path or not self.open_path(path, create=True):
+                return
+        self.show_tab("Ingest")
+        ingest = self.tab("Ingest")
+        pick = getattr(ingest, "pick_files", None)
+        if callable(pick):
+            QTimer.singleShot(0, pick)
+
+    # -- long jobs -------------------------------------------------------------------------------
+    def run_job(self, fn, *, done: Callable[[Any], Any], failed: Callable[[str], Any] | None = None
+                ) -> workers.Job:
+        job = workers.Job(fn)
+        self.jobs.add(job)
+
+        def finished(result: Any) -> None:
+            self.jobs.discard(job)
+            done(result)
+
+        def fail(text: str) -> None:
+            self.jobs.discard(job)
+            (failed or (lambda t: self._error("Something went wrong", t)))(text)
+
+        job.signals.done.connect(finished)
+        job.signals.failed.connect(fail)
+        return workers.start(job)
+
+    def export_html(self) -> None:
+        memory = self.session.memory
+        if memory is None:
+            return self._error("Nothing to export", "Open a memory first.")
+        default = str(Path.home() / f"{memory.path.stem}-viewer.html")
+        out, _ = QFileDialog.getSaveFileName(self, "Export HTML viewer", default,
+                                             "HTML page (*.html)")
+        if not out:
+            return
+        src, redact = Path(memory.path), self.redact_action.isChecked()
+
+        def work(_progress, _cancel):
+            from core.export import export_html
+
+            with Memory.open(src, read_only=True) as m:
+                return export_html(m, out, redact=redact)
+
+        self.statusBar().showMessage("Exporting the viewer…")
+        self.run_job(work, done=lambda s: self.statusBar().showMessage(
+            f"Viewer written to {s['path']} ({s['nodes']} nodes, {s['bytes'] // 1024} KB)"
+            + (", observation text redacted" if s.get("redacted") else ""), 15000),
+            failed=lambda t: self._error("The viewer could not be exported", t))
+
+    def export_journal(self) -> None:
+        memory = self.session.memory
+        if memory is None:
+            return self._error("Nothing to export", "Open a memory first.")
+        default = str(Path.home() / f"{memory.path.stem}-journal.jsonl")
+        out, _ = QFileDialog.getSaveFileName(self, "Export journal", default,
+                                             "JSON Lines (*.jsonl);;All files (*)")
+        if not out:
+            return
+        src = Path(memory.path)
+
+        def work(_progress, _cancel):
+            from core.trust.replay import export_journal
+
+            with Memory.open(src, read_only=True) as m:
+                return export_journal(m, out)
+
+        self.run_job(work, done=lambda s: self.statusBar().showMessage(
+            f"Journal written to {s['out']} ({s['rows']} rows)", 15000),
+            failed=lambda t: self._error("The journal could not be exported", t))
+
+    def verify(self) -> None:
+        memory = self.session.memory
+        if memory is None:
+            return self._error("Nothing to verify", "Open a memory first.")
+        src = Path(memory.path)
+
+        def work(_progress, _cancel):
+            with Memory.open(src, read_only=True) as m:
+                return [str(b) for b in m.verify()], m.stats()["counts"]["journal"]
+
+        def done(result) -> None:
+            breaks, rows = result
+            if breaks:
+                more = f"\n… and {len(breaks) - 5} more" if len(breaks) > 5 else ""
+                QMessageBox.warning(self, "The journal does not verify",
+                                    "These rows were altered, removed or reordered:\n\n"
+                                    + "\n".join(breaks[:5]) + more)
+            else:
+                self.statusBar().showMessage(f"Journal verified: {rows} rows, the hash chain is "
+                                             "intact.", 15000)
+                QMessageBox.information(self, "Journal verified",
+                                        f"All {rows} journal rows verify: the history is intact.")
+
+        self.statusBar().showMessage("Verifying the journal…")
+        self.run_job(work, done=done, failed=lambda t: self._error("Verify failed", t))
+
+    # -- other ---------------------------------------------------------------------------------
+    def open_settings(self) -> None:
+        try:
+            from pulse_desktop.settings_dialog import SettingsDialog
+        except Exception as exc:
+            return self._error("Settings are not available", f"{type(exc).__name__}: {exc}")
+        SettingsDialog(self.session, self).exec()
+
+    def find(self) -> None:
+        if self.session.memory is not None:
+            self.navigator.search.setFocus()
+            self.navigator.search.selectAll()
+
+    def about(self) -> None:
+        QMessageBox.about(self, "About Pulse",
+                          "Pulse — an empathic memory engine for AI companions.\n\n"
+                          "Everything you change here is written to a hash-chained journal, "
+                          "and can be undone.")
+
+    def _error(self, title: str, text: str) -> None:
+        self.statusBar().showMessage(f"{title}: {text}", 15000)
+        QMessageBox.warning(self, title, text)
+
+    # -- window state (QSettings holds only this, as in TagStudio) ------------------------------
+    def restore_state(self) -> None:
+        """Geometry, splitter and the last memory (offered on the start page)."""
+        settings = QSettings()
+        geometry = settings.value("window/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        splitter = settings.value("window/splitter")
+        if splitter is not None:
+            self.splitter.restoreState(splitter)
+        self.start.offer_reopen(settings.value("last_memory"))
+        self._save_state = True
+
+    def closeEvent(self, event) -> None:
+        if getattr(self, "_save_state", False):
+            settings = QSettings()
+            settings.setValue("window/geometry", self.saveGeometry())
+            settings.setValue("window/splitter", self.splitter.saveState())
+        from pulse_desktop.graph_view import disconnect_job
+
+        for job in list(self.jobs):
+            job.cancel.set()
+            disconnect_job(job)
+        self.jobs.clear()
+        self.graph.shutdown()
+        self.session.close()
+        super().closeEvent(event)

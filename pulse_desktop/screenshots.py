@@ -1,0 +1,126 @@
+"""``pulse-desktop --screenshots DIR``: a PNG of every tab with real content (docs/screenshots).
+
+Each tab gets a selection that shows it off: the graph focuses an entity, the timeline brushes
+a year, the beliefs table selects an axiom. A tab may offer ``prepare_screenshot()`` to fill
+itself (the playground runs a query, for example); it is called when present.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from PySide6.QtWidgets import QApplication
+
+from pulse_desktop.main_window import TABS, MainWindow
+
+SIZE = (1480, 900)
+
+
+def _settle(seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        QApplication.processEvents()
+        time.sleep(0.02)
+
+
+def _wait(predicate, timeout: float) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        QApplication.processEvents()
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return predicate()
+
+
+def _event_id(window: MainWindow, key: str) -> int | None:
+    row = window.session.require().conn.execute("SELECT id FROM events WHERE key = ?",
+                                                (key,)).fetchone()
+    return int(row[0]) if row else None
+
+
+def _entity_id(window: MainWindow, name: str) -> int | None:
+    row = window.session.require().conn.execute(
+        "SELECT id FROM entities WHERE canonical_name LIKE ? ORDER BY salience DESC LIMIT 1",
+        (f"%{name}%",)).fetchone()
+    return int(row[0]) if row else None
+
+
+def _first_event(window: MainWindow, *preferred: str) -> int | None:
+    for key in preferred:
+        found = _event_id(window, key)
+        if found is not None:
+            return found
+    row = window.session.require().conn.execute(
+        "SELECT id FROM events ORDER BY user_flag DESC, emotional_weight DESC LIMIT 1").fetchone()
+    return int(row[0]) if row else None
+
+
+def _prepare(view) -> None:
+    """Fill a tab for its picture: its own prepare_screenshot() if it has one; else, for the
+    playground, one of the demo memory's example queries."""
+    prepare = getattr(view, "prepare_screenshot", None)
+    if callable(prepare):
+        prepare()
+        return
+    run = getattr(view, "run_query", None)
+    edit = getattr(view, "query_edit", None)
+    ready = getattr(view, "resultsReady", None)
+    if callable(run) and edit is not None and ready is not None:
+        got: list = []
+        ready.connect(lambda out: got.append(out))
+        edit.setText("feeling abandoned")
+        if hasattr(view, "set_now"):
+            view.set_now("2026-11-01T12:00:00Z")
+        run()
+        _wait(lambda: bool(got), 60)
+
+
+def take_screenshots(window: MainWindow, out_dir: Path, *, graph_timeout: float = 90.0
+                     ) -> list[Path]:
+    """Show every tab in turn and save ``app-<tab>.png`` into out_dir; returns the files."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    window.resize(*SIZE)
+    window.show()
+    _settle(0.3)
+    session = window.session
+    written: list[Path] = []
+
+    def save(name: str) -> None:
+        _settle(0.4)
+        path = out_dir / f"app-{name.lower()}.png"
+        if not window.grab().save(str(path)):
+            raise RuntimeError(f"could not write {path}")
+        written.append(path)
+
+    for name in TABS:
+        window.show_tab(name)
+        view = window.tab(name)
+        if name == "Graph":
+            _wait(lambda: window.graph.ready, graph_timeout)
+            _settle(0.8)
+            target = _entity_id(window, "Dana") or _entity_id(window, "")
+            if target is not None:
+                session.select("entity", target)
+            _settle(1.2)        # the page animates the focus
+        elif name == "Timeline":
+            session.set_brush("2024-01-01T00:00:00Z", "2024-12-31T23:59:59Z")
+            target = _first_event(window, "e112")
+            if target is not None:
+                session.select("event", target)
+        elif name == "Beliefs":
+            target = _first_event(window, "e004")
+            if target is not None:
+                session.select("event", target)
+                window.beliefs.select_event(target)
+        else:
+            try:
+                _prepare(view)
+            except Exception as exc:  # a screenshot helper must not stop the others
+                session.message.emit(f"{name}: {exc}")
+            _settle(1.0)
+        save(name)
+        if name == "Timeline":
+            session.set_brush(None, None)
+    return written

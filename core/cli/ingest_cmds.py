@@ -1,10 +1,10 @@
-"""Ingest commands: import (every format), models check."""
+"""Ingest commands: `pulse import` (every format) and `pulse models check ALIAS`."""
 
 from __future__ import annotations
 
 import argparse
 
-from core.cli.output import emit
+from core.cli.output import Progress, emit
 from core.errors import PulseError
 from core.memory import Memory, default_db_path
 
@@ -17,13 +17,38 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--extractor", default="offline", help="offline, or a model alias")
     p.set_defaults(handler=cmd_import)
 
+    models = sub.add_parser("models", help="the model router (models.json)")
+    msub = models.add_subparsers(dest="models_command", metavar="ACTION")
+    msub.required = True
+    check = msub.add_parser("check", help="smoke one model alias end to end")
+    check.add_argument("alias")
+    check.add_argument("--prompt", default="respond with ok")
+    check.set_defaults(handler=cmd_models_check)
+
 
 def cmd_import(args: argparse.Namespace) -> int:
-    if args.format not in ("auto", "corpus"):
-        raise PulseError(f"format {args.format!r} is not available yet (pulse-corpus/1 only)")
-    results = []
+    from core.ingest import ingest_files
+    from core.ingest.formats import detect_format
+
     with Memory.open(args.db or default_db_path(), create=True) as memory:
-        for name in args.files:
-            results.append({"file": name, **memory.import_corpus(name)})
-    emit(args, results[0] if len(results) == 1 else {"files": results})
+        formats = [args.format if args.format != "auto" else detect_format(f) for f in args.files]
+        if all(f == "corpus" for f in formats):
+            # the pulse-corpus/1 contract: {"keys": {...}, ...} for one file
+            results = [{"file": name, **memory.import_corpus(name)} for name in args.files]
+            emit(args, results[0] if len(results) == 1 else {"files": results})
+            return 0
+        progress = Progress("import")
+        summary = ingest_files(memory, args.files, fmt=args.format, extractor=args.extractor,
+                               progress=progress)
+    emit(args, summary)
+    return 0
+
+
+def cmd_models_check(args: argparse.Namespace) -> int:
+    from core.llm.router import check_alias
+
+    result = check_alias(args.alias, prompt=args.prompt)
+    emit(args, result)
+    if not result.get("ok"):
+        raise PulseError(f"model {args.alias!r}: {result.get('error', 'no answer')}")
     return 0

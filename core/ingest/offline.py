@@ -61,7 +61,7 @@ RELATIONSHIPS = {
 _REL_WORDS = sorted(RELATIONSHIPS, key=len, reverse=True)
 _REL_PHRASE = re.compile(
     r"\b(?:my|our)\s+(?:(?:little|big|older|younger|late|new|old|best|dear)\s+)?("
-    + "|".join(re.escape(w) for w in _REL_WORDS) + r")\b(?:,?\s+([A-Z][a-z]+))?", re.I)
+    + "|".join(re.escape(w) for w in _REL_WORDS) + r")\b(?-i:,?\s+([A-Z][a-z]+))?", re.I)
 _BARE_PARENT = re.compile(r"\b(Mom|Dad|Mum|Grandma|Grandpa)\b")
 RELATION_WORDS = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in _REL_WORDS)
                             + r"|family|love|relationship|together)\b", re.I)
@@ -103,6 +103,10 @@ other any all also really yeah yes oh wow hey hi hello thanks thank great good n
 much many get got go going gone went make made know think thought feel felt want wanted way
 thing things one ones time times day days still even well back would could might must shall
 i'm i've it's that's you're we're they're can't didn't isn't wasn't let let's sure right maybe
+awesome amazing wonderful glad happy sounds sound totally definitely absolutely super cool
+congrat congrats congratulations thanks thank appreciate inspiring inspire proud kind words
+love lovely sweet special means mean lots keep doing done doing take taking talk talking
+always never something anything everything nothing someone anyone really pretty little
 """.split())
 
 
@@ -131,6 +135,8 @@ def first_person_ratio(tokens: Sequence[str]) -> float:
 def topic_words(text: str, limit: int = 8) -> list[str]:
     seen: dict[str, None] = {}
     for w in words(text):
+        if w[:1].isupper():
+            continue  # names are entities, not topics
         low = w.lower().strip("'’-")
         if len(low) >= 4 and low not in STOPWORDS:
             seen.setdefault(low[:-1] if low.endswith("s") and len(low) > 4 else low, None)

@@ -49,3 +49,31 @@ def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with Memory.open(path, create=True) as mem:
         mem.import_corpus(demo_corpus_path())
     return path
+
+
+class _Dialogs(list):
+    """Message boxes shown during a test: (kind, title, text)."""
+
+
+@pytest.fixture(autouse=True)
+def dialogs(monkeypatch: pytest.MonkeyPatch) -> _Dialogs:
+    """A modal QMessageBox would wait forever offscreen: record it and answer at once instead.
+    Tests that care about a message assert on this list."""
+    shown = _Dialogs()
+    try:
+        from PySide6.QtWidgets import QMessageBox
+    except ImportError:  # the engine's tests run without Qt too
+        return shown
+
+    def recorder(kind: str, answer):
+        def show(parent, title, text, *args, **kwargs):
+            shown.append((kind, title, text))
+            return answer
+        return staticmethod(show)
+
+    for kind, answer in (("warning", QMessageBox.StandardButton.Ok),
+                         ("critical", QMessageBox.StandardButton.Ok),
+                         ("information", QMessageBox.StandardButton.Ok),
+                         ("question", QMessageBox.StandardButton.Yes)):
+        monkeypatch.setattr(QMessageBox, kind, recorder(kind, answer))
+    return shown

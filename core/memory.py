@@ -167,6 +167,14 @@ class Memory:
         return records.set_belief(self.conn, records.resolve_event(self.conn, event),
                                   actor=actor, **fields)
 
+    def set_fact_belief(self, fact_id: int, *, actor: str = "manual",
+                        **fields: Any) -> int | None:
+        """Edit a fact's belief fields (class, floor, archivable, domain, provenance)."""
+        self._writable()
+        if isinstance(fact_id, bool) or not isinstance(fact_id, int):
+            raise PulseError(f"a fact id is a whole number, got {fact_id!r}")
+        return records.set_fact_belief(self.conn, fact_id, actor=actor, **fields)
+
     def pin(self, event: str | int, *, actor: str = "manual") -> int | None:
         self._writable()
         return records.pin_core_wound(self.conn, records.resolve_event(self.conn, event),

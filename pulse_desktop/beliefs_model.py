@@ -1,4 +1,5 @@
-"""The Beliefs table: a Qt model over events (editable) and facts (shown, read-only).
+"""The Beliefs table: a Qt model over events and facts, both editable (facts have no anchor /
+user flag; only events can be pinned as core wounds).
 
 Edits never touch SQLite directly: ``setData`` turns into an undoable core command
 (pulse_desktop.undo_commands), and the store's invariants decide. A refusal leaves the row as
@@ -29,7 +30,7 @@ COL_KIND, COL_KEY, COL_TITLE, COL_DATE, COL_DOMAIN, COL_CLASS, COL_FLOOR, COL_AR
 HEADERS = ["Kind", "Key", "Title / text", "Date", "Domain", "Class", "Floor", "Archivable",
            "Anchor", "Provenance"]
 TOOLTIPS = [
-    "Event (editable) or fact (shown for context).",
+    "Event or fact (a fact has no date and no anchor).",
     "The external key (e001…) or, for a fact, its entity.",
     "What happened, or the fact's text.",
     "When the event happened (UTC).",
@@ -56,6 +57,8 @@ FACT_SQL = ("SELECT 'fact' AS kind, f.id, n.canonical_name AS key, f.text AS tit
             " f.provenance FROM facts f JOIN entities n ON n.id = f.entity_id ORDER BY f.id")
 BELIEF_SQL = ("SELECT id, domain, belief_class, confidence_floor, archivable, user_flag,"
               " provenance FROM events")
+FACT_BELIEF_SQL = ("SELECT id, domain, belief_class, confidence_floor, archivable,"
+                   " provenance FROM facts")
 
 
 class BeliefsModel(QAbstractTableModel):
@@ -66,6 +69,7 @@ class BeliefsModel(QAbstractTableModel):
         self.session = session
         self.rows: list[dict[str, Any]] = []
         self._event_row: dict[int, int] = {}
+        self._fact_row: dict[int, int] = {}
         session.opened.connect(self.reload)
         session.changed.connect(self._on_changed)
         self.reload()
@@ -80,6 +84,7 @@ class BeliefsModel(QAbstractTableModel):
             self.rows = [dict(r) for r in conn.execute(EVENT_SQL)]
             self.rows += [dict(r) for r in conn.execute(FACT_SQL)]
         self._event_row = {r["id"]: i for i, r in enumerate(self.rows) if r["kind"] == "event"}
+        self._fact_row = {r["id"]: i for i, r in enumerate(self.rows) if r["kind"] == "fact"}
         self.endResetModel()
 
     def refresh_beliefs(self) -> None:
@@ -87,15 +92,17 @@ class BeliefsModel(QAbstractTableModel):
         memory = self.session.memory
         if memory is None:
             return
-        for r in memory.conn.execute(BELIEF_SQL):
-            i = self._event_row.get(r["id"])
-            if i is None:
-                continue
-            row = self.rows[i]
-            fresh = dict(r)
-            if any(row[k] != fresh[k] for k in fresh):
-                row.update(fresh)
-                self.dataChanged.emit(self.index(i, COL_DOMAIN), self.index(i, COL_PROVENANCE))
+        for sql, where in ((BELIEF_SQL, self._event_row), (FACT_BELIEF_SQL, self._fact_row)):
+            for r in memory.conn.execute(sql):
+                i = where.get(r["id"])
+                if i is None:
+                    continue
+                row = self.rows[i]
+                fresh = dict(r)
+                if any(row[k] != fresh[k] for k in fresh):
+                    row.update(fresh)
+                    self.dataChanged.emit(self.index(i, COL_DOMAIN),
+                                          self.index(i, COL_PROVENANCE))
 
     def _on_changed(self, what: str) -> None:
         if what == "beliefs":
@@ -120,6 +127,9 @@ class BeliefsModel(QAbstractTableModel):
 
     def event_row(self, event_id: int) -> int | None:
         return self._event_row.get(int(event_id))
+
+    def fact_row(self, fact_id: int) -> int | None:
+        return self._fact_row.get(int(fact_id))
 
     def row_at(self, row: int) -> dict[str, Any]:
         return self.rows[row]
@@ -163,9 +173,8 @@ class BeliefsModel(QAbstractTableModel):
             font.setBold(True)
             return font
         if role == Qt.ItemDataRole.ToolTipRole:
-            if not is_event:
-                return ("Facts are shown for context; the engine has no journaled edit for a "
-                        "fact's belief fields yet.")
+            if not is_event and col == COL_FLAG:
+                return "Facts have no anchor (user flag); only events do."
             if col == COL_TITLE:
                 return row["title"]
             return TOOLTIPS[col]
@@ -199,7 +208,9 @@ class BeliefsModel(QAbstractTableModel):
         base = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
         row = self.rows[index.row()]
         col = index.column()
-        if row["kind"] != "event" or self.session.read_only:
+        if self.session.read_only:
+            return base
+        if row["kind"] != "event" and col == COL_FLAG:
             return base
         if col in (COL_ARCHIVABLE, COL_FLAG):
             return base | Qt.ItemFlag.ItemIsUserCheckable
@@ -217,8 +228,8 @@ class BeliefsModel(QAbstractTableModel):
         row = self.rows[index.row()]
         if field is None or role not in (Qt.ItemDataRole.EditRole, Qt.ItemDataRole.CheckStateRole):
             return False
-        if row["kind"] != "event":
-            self.refused.emit("Facts cannot be edited here yet (no journaled command for them).")
+        if row["kind"] != "event" and field == "user_flag":
+            self.refused.emit("Facts have no anchor (user flag); only events do.")
             return False
         if self.session.read_only:
             self.refused.emit(self.session.read_only_reason or "This memory is open read-only.")
@@ -230,16 +241,26 @@ class BeliefsModel(QAbstractTableModel):
             return False
         if new == row[field]:
             return False
-        label = f"Set {HEADERS[col].lower()} of {row['key'] or row['id']} to {describe(field, new)}"
-        return self.edit_events([row["id"]], {field: new}, label)
+        if row["kind"] == "fact":
+            name = f"fact {row['id']} ({row['key']})" if row["key"] else f"fact {row['id']}"
+        else:
+            name = row["key"] or row["id"]
+        label = f"Set {HEADERS[col].lower()} of {name} to {describe(field, new)}"
+        return self.edit_items([(row["kind"], row["id"])], {field: new}, label)
 
     def edit_events(self, event_ids: list[int], fields: dict[str, Any] | None, label: str, *,
                     pin: bool = False) -> bool:
         """One undoable edit over several events; False (and `refused`) when the core says no."""
+        return self.edit_items([("event", int(i)) for i in event_ids], fields, label, pin=pin)
+
+    def edit_items(self, items: list[tuple[str, int]], fields: dict[str, Any] | None, label: str,
+                   *, pin: bool = False) -> bool:
+        """One undoable edit over several events and/or facts ((kind, id) pairs); False (and
+        `refused`) when the core says no."""
         if self.session.read_only:
             self.refused.emit(self.session.read_only_reason or "This memory is open read-only.")
             return False
-        errors = push_edit(self.session, event_ids, fields, label, pin=pin)
+        errors = push_edit(self.session, list(items), fields, label, pin=pin)
         if errors:
             self.refused.emit(errors[0])
             self.refresh_beliefs()      # the rows show what the store holds

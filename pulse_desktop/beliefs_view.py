@@ -99,7 +99,8 @@ class BeliefsView(QWidget):
         self.search.textChanged.connect(self.proxy.set_text)
         self.facts_box = QCheckBox("Show facts")
         self.facts_box.setChecked(True)
-        self.facts_box.setToolTip("Show the facts about entities too (read-only here).")
+        self.facts_box.setToolTip("Show the facts about entities too (editable like events; "
+                                  "they have no anchor and cannot be pinned).")
         self.facts_box.toggled.connect(self.proxy.set_show_facts)
         self.count = QLabel()
         self.count.setObjectName("sectionTitle")
@@ -164,20 +165,21 @@ class BeliefsView(QWidget):
             act = self.flags_menu.addAction(text)
             act.triggered.connect(lambda _=False, f=field, v=value: self.bulk_set(f, v))
         self.floor_action = QAction("Floor…", self)
-        self.floor_action.setToolTip("Set the confidence floor of the selected events.")
+        self.floor_action.setToolTip("Set the confidence floor of the selected rows.")
         self.floor_action.triggered.connect(self.bulk_floor)
 
         bar = QHBoxLayout()
         bar.addWidget(self.search, 1)
         bar.addWidget(self.facts_box)
         edits = QHBoxLayout()
-        label = QLabel("Selected events:")
+        label = QLabel("Selected rows:")
         label.setStyleSheet("color: #5b6678;")
         edits.addWidget(label)
         self.bulk_buttons: list[QToolButton] = []
-        for menu, tip in ((self.class_menu, "Set the belief class of the selected events"),
-                          (self.domain_menu, "Move the selected events to a domain"),
-                          (self.flags_menu, "Set archivable / anchor on the selected events")):
+        for menu, tip in ((self.class_menu, "Set the belief class of the selected rows"),
+                          (self.domain_menu, "Move the selected rows to a domain"),
+                          (self.flags_menu, "Set archivable (events and facts) / anchor (events)"
+                                            " on the selected rows")):
             button = QToolButton(text=menu.title())
             button.setMenu(menu)
             button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
@@ -218,6 +220,14 @@ class BeliefsView(QWidget):
             if kind == "event":
                 ids.append(int(item_id))
         return ids
+
+    def selected_items(self) -> list[tuple[str, int]]:
+        """The selected rows as ("event" | "fact", id) pairs."""
+        out = []
+        for index in self.table.selectionModel().selectedRows():
+            kind, item_id = index.data(ID_ROLE)
+            out.append((str(kind), int(item_id)))
+        return out
 
     def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if self._syncing or not current.isValid():
@@ -262,42 +272,61 @@ class BeliefsView(QWidget):
 
     def _update_actions(self, *_args) -> None:
         writable = self.session.memory is not None and not self.session.read_only
-        has_events = bool(self.selected_events()) if writable else False
+        has_rows = bool(self.selected_items()) if writable else False
         self.pin_action.setEnabled(writable)
-        self.floor_action.setEnabled(has_events)
+        self.floor_action.setEnabled(has_rows)
         for button in self.bulk_buttons[:3]:
-            button.setEnabled(has_events)
+            button.setEnabled(has_rows)
 
     # -- edits -------------------------------------------------------------------------------
+    def _target_items(self) -> list[tuple[str, int]]:
+        items = self.selected_items() if self.isVisible() else []
+        if not items and self.session.selection and self.session.selection[0] in ("event", "fact"):
+            items = [(self.session.selection[0], int(self.session.selection[1]))]
+        return items
+
     def _targets(self) -> list[int]:
-        ids = self.selected_events() if self.isVisible() else []
-        if not ids and self.session.selection and self.session.selection[0] == "event":
-            ids = [self.session.selection[1]]
-        return ids
+        """The selected events (ids); facts are left out."""
+        return [i for k, i in self._target_items() if k == "event"]
 
     def pin_selected(self) -> bool:
-        ids = self._targets()
+        items = self._target_items()
+        ids = [i for k, i in items if k == "event"]
         if not ids:
-            self._refused("Select one or more events to pin as core wounds.")
+            if items:
+                self._refused("Only events can be pinned as core wounds; a fact has no pin. "
+                              "Set its class, floor and archivable in the table instead.")
+            else:
+                self._refused("Select one or more events to pin as core wounds.")
             return False
+        skipped = len(items) - len(ids)
         label = "Pin as core wound" if len(ids) > 1 else f"Pin {self._label(ids[0])} as core wound"
-        return self.model.edit_events(ids, None, label, pin=True)
+        ok = self.model.edit_events(ids, None, label, pin=True)
+        if ok and skipped:
+            self.session.message.emit(
+                f"{label}; {skipped} selected fact(s) left as they were (only events are pinned).")
+        return ok
 
     def bulk_set(self, field: str, value) -> bool:
-        ids = self._targets()
-        if not ids:
-            self._refused("Select one or more events first.")
+        items = self._target_items()
+        if field == "user_flag":
+            items = [(k, i) for k, i in items if k == "event"]
+            if not items and self._target_items():
+                self._refused("Facts have no anchor (user flag); only events do.")
+                return False
+        if not items:
+            self._refused("Select one or more rows first.")
             return False
         label = f"Set {field.replace('_', ' ')} to {describe(field, value)}"
-        return self.model.edit_events(ids, {field: value}, label)
+        return self.model.edit_items(items, {field: value}, label)
 
     def bulk_floor(self) -> bool:
-        ids = self._targets()
-        if not ids:
-            self._refused("Select one or more events first.")
+        items = self._target_items()
+        if not items:
+            self._refused("Select one or more rows first.")
             return False
         value, ok = QInputDialog.getDouble(self, "Confidence floor",
-                                           f"Floor for {len(ids)} event(s), 0..1:", 0.5, 0.0,
+                                           f"Floor for {len(items)} row(s), 0..1:", 0.5, 0.0,
                                            1.0, 2)
         if not ok:
             return False

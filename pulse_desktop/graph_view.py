@@ -25,8 +25,11 @@ from core.memory import Memory
 from pulse_desktop import workers
 from pulse_desktop.session import MemorySession
 
-# Inside the app the Qt detail panel shows the selection, so the page's own panel is hidden.
-HIDE_PAGE_PANEL = ("(function(){var s=document.createElement('style');"
+# Inside the app the Qt detail panel shows the selection, so the page's own panel is hidden
+# (through the page API; an older page without setPanelVisible gets a style rule instead).
+HIDE_PAGE_PANEL = ("(function(){var v=window.pulseViewer;"
+                   "if(v&&typeof v.setPanelVisible==='function'){v.setPanelVisible(false);return true}"
+                   "var s=document.createElement('style');"
                    "s.textContent='#panel{display:none !important}';"
                    "document.head.appendChild(s);return true;})()")
 
@@ -285,7 +288,8 @@ class GraphView(QWidget):
             self._pending_focus = ident
 
     def _on_brush(self, start, end) -> None:
-        """Ask the page to show only events in the range, if it offers that (setTimeRange)."""
+        """Ask the page to show only events in the range, if it offers that (setTimeRange);
+        (None, None) clears it. A page that is not ready yet gets the brush in _on_ready."""
         if not self.ready:
             return
         args = json.dumps([start, end])

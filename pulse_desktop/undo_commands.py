@@ -1,7 +1,8 @@
 """QUndoCommands over the core's journaled belief commands.
 
-Every redo and undo is itself a core command (``Memory.set_belief`` / ``Memory.pin``), so each
-step writes one journal row and the store enforces the invariants. The edit is tried against
+Every redo and undo is itself a core command (``Memory.set_belief`` / ``Memory.pin`` for events,
+``Memory.set_fact_belief`` for facts), so each step writes one journal row and the store
+enforces the invariants. The edit is tried against
 the core *before* the command is pushed (``apply_first``): a refusal never reaches the stack,
 and the first ``redo()`` that QUndoStack.push makes is then a no-op.
 """
@@ -17,25 +18,45 @@ from core.beliefs import BELIEF_FIELDS
 from core.errors import PulseError
 from pulse_desktop.session import MemorySession
 
+Item = tuple[str, int]      # ("event" | "fact", id)
+FACT_FIELDS = tuple(f for f in BELIEF_FIELDS if f != "user_flag")
 
-def belief_fields(session: MemorySession, event_id: int) -> dict[str, Any]:
-    row = session.require().event(event_id)
+
+def belief_fields(session: MemorySession, item_id: int, kind: str = "event") -> dict[str, Any]:
+    if kind == "fact":
+        row = session.require().conn.execute(
+            "SELECT * FROM facts WHERE id = ?", (int(item_id),)).fetchone()
+        if row is None:
+            raise PulseError(f"no fact {item_id}")
+        return {k: row[k] for k in FACT_FIELDS}
+    row = session.require().event(item_id)
     return {k: row[k] for k in BELIEF_FIELDS}
 
 
 class BeliefCommand(QUndoCommand):
-    """Set belief fields of one event (or pin it as a core wound); undo restores the old ones."""
+    """Set belief fields of one event or fact (or pin an event as a core wound); undo restores
+    the old ones."""
 
-    def __init__(self, session: MemorySession, event_id: int, new: dict[str, Any] | None,
-                 old: dict[str, Any], text: str, *, pin: bool = False) -> None:
+    def __init__(self, session: MemorySession, item_id: int, new: dict[str, Any] | None,
+                 old: dict[str, Any], text: str, *, pin: bool = False,
+                 kind: str = "event") -> None:
         super().__init__(text)
+        if kind not in ("event", "fact"):
+            raise ValueError(f"kind must be 'event' or 'fact', not {kind!r}")
+        if pin and kind != "event":
+            raise ValueError("only events can be pinned as core wounds")
         self.session = session
-        self.event_id = int(event_id)
+        self.kind = kind
+        self.item_id = int(item_id)
         self.new = dict(new or {})
         self.old = dict(old)
         self.pin = pin
         self._skip_redo = False
         self.error: str | None = None
+
+    @property
+    def event_id(self) -> int:        # the older name (events only)
+        return self.item_id
 
     def apply_first(self) -> bool:
         """Do the edit now; False (and `error`) when the core refuses it. Nothing is pushed."""
@@ -47,11 +68,16 @@ class BeliefCommand(QUndoCommand):
         self._skip_redo = True
         return True
 
-    def _forward(self) -> int | None:
+    def _set(self, fields: dict[str, Any]) -> int | None:
         memory = self.session.require()
+        if self.kind == "fact":
+            return memory.set_fact_belief(self.item_id, **fields)
+        return memory.set_belief(self.item_id, **fields)
+
+    def _forward(self) -> int | None:
         if self.pin:
-            return memory.pin(self.event_id)
-        return memory.set_belief(self.event_id, **self.new)
+            return self.session.require().pin(self.item_id)
+        return self._set(self.new)
 
     def redo(self) -> None:
         if self._skip_redo:
@@ -61,12 +87,11 @@ class BeliefCommand(QUndoCommand):
         self.session.notify("beliefs")
 
     def undo(self) -> None:
-        memory = self.session.require()
-        self._run(lambda: memory.set_belief(self.event_id, **self.old), "undo")
+        self._run(lambda: self._set(self.old), "undo")
         self.session.notify("beliefs")
 
     def _run(self, fn, what: str) -> None:
-        # Another program may have changed the event meanwhile: say so, drop the command.
+        # Another program may have changed the row meanwhile: say so, drop the command.
         try:
             fn()
         except PulseError as exc:
@@ -75,51 +100,74 @@ class BeliefCommand(QUndoCommand):
             self.setObsolete(True)
 
 
-def push_edit(session: MemorySession, event_ids: list[int], new: dict[str, Any] | None, text: str,
-              *, pin: bool = False) -> list[str]:
-    """Apply one edit to several events as one undoable step; returns the refusals.
+def _items(ids: list[Any], kind: str) -> list[Item]:
+    """Plain ids (of `kind`) or ("event" | "fact", id) pairs → pairs."""
+    out: list[Item] = []
+    for item in ids:
+        if isinstance(item, tuple):
+            out.append((str(item[0]), int(item[1])))
+        else:
+            out.append((kind, int(item)))
+    return out
 
-    All-or-nothing: if the core refuses any event, the ones already applied are put back and
+
+def push_edit(session: MemorySession, ids: list[Any], new: dict[str, Any] | None, text: str,
+              *, pin: bool = False, kind: str = "event") -> list[str]:
+    """Apply one edit to several events and/or facts as one undoable step; returns the refusals.
+
+    `ids` are event ids (or fact ids with kind="fact"), or ("event" | "fact", id) pairs.
+    All-or-nothing: if the core refuses any row, the ones already applied are put back and
     nothing reaches the undo stack."""
-    if not event_ids:
+    items = _items(ids, kind)
+    if not items:
         return []
-    # Check every event first, so a refusal writes nothing at all (not even a roll-back row).
-    olds: dict[int, dict[str, Any]] = {}
-    for event_id in event_ids:
+    if pin and any(k != "event" for k, _ in items):
+        return ["Only events can be pinned as core wounds; facts have no pin."]
+    # Check every row first, so a refusal writes nothing at all (not even a roll-back row).
+    olds: dict[Item, dict[str, Any]] = {}
+    for item in items:
+        item_kind, item_id = item
         try:
-            olds[event_id] = belief_fields(session, event_id)
-            after = beliefs.core_wound(olds[event_id]) if pin else (new or {})
-            beliefs.check_belief({**olds[event_id], **after}, _label(session, event_id))
+            olds[item] = belief_fields(session, item_id, item_kind)
+            after = beliefs.core_wound(olds[item]) if pin else (new or {})
+            if item_kind == "fact" and "user_flag" in after:
+                raise PulseError(f"fact {item_id}: facts have no anchor (user flag)")
+            beliefs.check_belief({**olds[item], **after}, _label(session, item))
         except PulseError as exc:
             return [str(exc)]
     done: list[BeliefCommand] = []
-    for event_id in event_ids:
-        cmd = BeliefCommand(session, event_id, new, olds[event_id], text, pin=pin)
+    for item in items:
+        cmd = BeliefCommand(session, item[1], new, olds[item], text, pin=pin, kind=item[0])
         if not cmd.apply_first():
             return _roll_back(done, [cmd.error or "refused"])
         done.append(cmd)
     if len(done) == 1:
         session.undo_stack.push(done[0])
     else:
-        session.undo_stack.beginMacro(f"{text} ({len(done)} events)")
+        kinds = {k for k, _ in items}
+        noun = "events" if kinds == {"event"} else "facts" if kinds == {"fact"} else "rows"
+        session.undo_stack.beginMacro(f"{text} ({len(done)} {noun})")
         for cmd in done:
             session.undo_stack.push(cmd)
         session.undo_stack.endMacro()
     return []
 
 
-def _label(session: MemorySession, event_id: int) -> str:
+def _label(session: MemorySession, item: Item) -> str:
+    kind, item_id = item
+    if kind == "fact":
+        return f"fact {item_id}"
     row = session.require().conn.execute("SELECT key FROM events WHERE id = ?",
-                                          (event_id,)).fetchone()
-    return f"event {row[0] if row and row[0] else event_id}"
+                                          (item_id,)).fetchone()
+    return f"event {row[0] if row and row[0] else item_id}"
 
 
 def _roll_back(done: list[BeliefCommand], errors: list[str]) -> list[str]:
     for cmd in reversed(done):
         try:
-            cmd.session.require().set_belief(cmd.event_id, **cmd.old)
+            cmd._set(cmd.old)
         except PulseError as exc:  # pragma: no cover - the old values were valid a moment ago
-            errors.append(f"could not put event {cmd.event_id} back: {exc}")
+            errors.append(f"could not put {cmd.kind} {cmd.item_id} back: {exc}")
     if done:
         done[0].session.notify("beliefs")
     return errors

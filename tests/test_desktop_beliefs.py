@@ -81,9 +81,16 @@ def test_table_lists_events_and_facts(view):
     kinds = [r["kind"] for r in view.model.rows]
     assert kinds.count("event") == 197
     assert kinds.count("fact") == 51
-    # facts are shown but not editable (no journaled command for them yet)
+    # facts are editable too (class, floor, archivable, domain), but have no anchor
+    from pulse_desktop.beliefs_model import COL_FLAG
+
     fact_row = kinds.index("fact")
-    assert not view.model.flags(view.model.index(fact_row, COL_FLOOR)) & Qt.ItemFlag.ItemIsEditable
+    assert view.model.flags(view.model.index(fact_row, COL_FLOOR)) & Qt.ItemFlag.ItemIsEditable
+    assert view.model.flags(view.model.index(fact_row, COL_CLASS)) & Qt.ItemFlag.ItemIsEditable
+    assert view.model.flags(view.model.index(fact_row, COL_ARCHIVABLE)) \
+        & Qt.ItemFlag.ItemIsUserCheckable
+    assert not view.model.flags(view.model.index(fact_row, COL_FLAG)) \
+        & (Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsEditable)
     event_row = kinds.index("event")
     assert view.model.flags(view.model.index(event_row, COL_FLOOR)) & Qt.ItemFlag.ItemIsEditable
 
@@ -248,3 +255,111 @@ def test_read_only_memory_refuses_edits(qtbot, demo_copy, warnings):
     assert warnings and "read-only" in warnings[-1]
     assert not widget.pin_action.isEnabled()
     session.close()
+
+
+# -- facts ---------------------------------------------------------------------------------------
+
+def a_fact(view: BeliefsView, belief_class: str = "operational") -> int:
+    row = view.session.memory.conn.execute(
+        "SELECT id FROM facts WHERE belief_class = ? AND archivable = 1 AND confidence_floor = 0"
+        " ORDER BY id LIMIT 1", (belief_class,)).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def fact_index(view: BeliefsView, fact: int, column: int):
+    return view.model.index(view.model.fact_row(fact), column)
+
+
+def fact_journal(view: BeliefsView, fact: int) -> list[tuple[str, str]]:
+    return [(r[0], r[1]) for r in view.session.memory.conn.execute(
+        "SELECT op, payload FROM journal WHERE subject = ? ORDER BY seq", (f"fact:{fact}",))]
+
+
+def fact_floor(view: BeliefsView, fact: int) -> float:
+    return view.session.memory.conn.execute(
+        "SELECT confidence_floor FROM facts WHERE id = ?", (fact,)).fetchone()[0]
+
+
+def test_edit_fact_floor_undo_redo_writes_fact_set_rows(view):
+    fact = a_fact(view)
+    memory = view.session.memory
+    rows_before = len(fact_journal(view, fact))
+
+    delegate = view.table.itemDelegateForColumn(COL_FLOOR)
+    index = view.proxy.mapFromSource(fact_index(view, fact, COL_FLOOR))
+    editor = delegate.createEditor(view.table.viewport(), None, index)
+    delegate.setEditorData(editor, index)
+    editor.setValue(0.6)
+    delegate.setModelData(editor, view.proxy, index)
+
+    assert fact_floor(view, fact) == pytest.approx(0.6)
+    assert fact_index(view, fact, COL_FLOOR).data() == "0.60"
+    assert view.session.undo_stack.count() == 1
+
+    view.session.undo_stack.undo()
+    assert fact_floor(view, fact) == pytest.approx(0.0)
+    assert fact_index(view, fact, COL_FLOOR).data() == "0.00"
+
+    view.session.undo_stack.redo()
+    assert fact_floor(view, fact) == pytest.approx(0.6)
+    assert fact_index(view, fact, COL_FLOOR).data() == "0.60"
+
+    rows = fact_journal(view, fact)[rows_before:]
+    assert [op for op, _ in rows] == ["fact.set", "fact.set", "fact.set"]
+    assert '"confidence_floor":0.6' in rows[0][1] and '"confidence_floor":0.0' in rows[1][1]
+    assert memory.verify() == []
+
+
+def test_fact_class_edit_respects_the_axiom_invariant(view, warnings):
+    fact = a_fact(view)
+    seq = head(view)
+    # an archivable fact cannot become an axiom: refused, nothing written
+    assert view.model.setData(fact_index(view, fact, COL_CLASS), "axiom") is False
+    assert warnings and "archivable" in warnings[-1] and f"fact {fact}" in warnings[-1]
+    assert head(view) == seq and view.session.undo_stack.count() == 0
+    # pinned (non-archivable) with a floor of 0.6, it can
+    assert view.model.setData(fact_index(view, fact, COL_ARCHIVABLE), Qt.CheckState.Unchecked,
+                              Qt.ItemDataRole.CheckStateRole)
+    assert view.model.setData(fact_index(view, fact, COL_FLOOR), 0.6)
+    assert view.model.setData(fact_index(view, fact, COL_CLASS), "axiom")
+    assert fact_index(view, fact, COL_CLASS).data() == "Axiom"
+    # ...and then its floor cannot drop to 0.2
+    seq = head(view)
+    assert view.model.setData(fact_index(view, fact, COL_FLOOR), 0.2) is False
+    assert "0.5" in warnings[-1]
+    assert head(view) == seq
+    assert [op for op, _ in fact_journal(view, fact)][-3:] == ["fact.set"] * 3
+
+
+def test_pin_is_for_events_only(view, warnings):
+    fact = a_fact(view)
+    seq = head(view)
+    view.session.select("fact", fact)
+    selection = view.table.selectionModel()
+    selection.clearSelection()
+    proxy = view.proxy.mapFromSource(fact_index(view, fact, COL_TITLE))
+    selection.select(proxy, QItemSelectionModel.SelectionFlag.Select
+                     | QItemSelectionModel.SelectionFlag.Rows)
+    assert view.selected_items() == [("fact", fact)]
+    assert view.pin_selected() is False
+    assert warnings and "Only events can be pinned" in warnings[-1]
+    assert head(view) == seq
+
+
+def test_bulk_edit_over_events_and_facts_is_one_step(view):
+    ev = event_id(view, "e005")
+    fact = a_fact(view)
+    memory = view.session.memory
+    selection = view.table.selectionModel()
+    selection.clearSelection()
+    for index in (index_of(view, ev, COL_TITLE), fact_index(view, fact, COL_TITLE)):
+        selection.select(view.proxy.mapFromSource(index), QItemSelectionModel.SelectionFlag.Select
+                         | QItemSelectionModel.SelectionFlag.Rows)
+    assert view.bulk_set("belief_class", "hypothesis")
+    fact_class = lambda: memory.conn.execute(  # noqa: E731
+        "SELECT belief_class FROM facts WHERE id = ?", (fact,)).fetchone()[0]
+    assert memory.event(ev)["belief_class"] == "hypothesis" and fact_class() == "hypothesis"
+    assert view.session.undo_stack.count() == 1
+    view.session.undo_stack.undo()
+    assert memory.event(ev)["belief_class"] == "operational" and fact_class() == "operational"

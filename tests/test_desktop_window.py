@@ -280,6 +280,53 @@ def test_brush_the_timeline_filters_the_navigator(qtbot, window):
     assert len(window.navigator.shown_event_ids()) == 197
 
 
+def _brush(canvas, start_iso: str, end_iso: str) -> None:
+    y = int(canvas.plot_rect().center().y())
+    x0, x1 = int(canvas.x_of_iso(start_iso)), int(canvas.x_of_iso(end_iso))
+    QTest.mousePress(canvas, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, QPoint(x0, y))
+    for x in range(x0, x1, max(1, (x1 - x0) // 8)):
+        QTest.mouseMove(canvas, QPoint(x, y))
+    QTest.mouseRelease(canvas, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, QPoint(x1, y))
+
+
+VISIBLE_EVENTS = ("pulseViewer.visibleNodeIds().filter(function (id) {"
+                  " return id.indexOf('ev:') === 0; }).length")
+
+
+def test_brush_the_timeline_filters_the_graph(qtbot, window):
+    wait_graph(qtbot, window)
+    # inside the app the page's own side panel is hidden (the Qt detail panel shows things)
+    qtbot.waitUntil(lambda: js(qtbot, window, "pulseViewer.panelVisible()") is False,
+                    timeout=10_000)
+    total = js(qtbot, window, VISIBLE_EVENTS)
+    assert total == 197
+
+    window.show_tab("Timeline")
+    canvas = window.timeline.canvas
+    qtbot.waitExposed(canvas)
+    canvas.fit()
+    _brush(canvas, "2024-01-01T00:00:00Z", "2025-01-01T00:00:00Z")
+    start, end = window.session.brush
+    assert start and end
+    expected = sql(window, "SELECT count(*) FROM events WHERE absorbed_into IS NULL AND"
+                           " ts >= ? AND ts <= ?", start, end)[0][0]
+    assert 0 < expected < total
+
+    window.show_tab("Graph")
+    qtbot.waitUntil(lambda: js(qtbot, window, VISIBLE_EVENTS) == expected, timeout=10_000)
+    # entities stay; only events are filtered by time
+    entities = js(qtbot, window, "pulseViewer.visibleNodeIds().filter(function (id) {"
+                                 " return id.indexOf('en:') === 0; }).length")
+    assert entities == js(qtbot, window, "pulseViewer.nodeCount()") - total
+
+    # clearing the range (Esc on the timeline) shows every event again
+    window.show_tab("Timeline")
+    canvas.setFocus()
+    QTest.keyClick(canvas, Qt.Key.Key_Escape)
+    assert window.session.brush == (None, None)
+    qtbot.waitUntil(lambda: js(qtbot, window, VISIBLE_EVENTS) == total, timeout=10_000)
+
+
 def test_timeline_zoom_lanes_and_click_select(qtbot, window):
     window.show_tab("Timeline")
     canvas = window.timeline.canvas

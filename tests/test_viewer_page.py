@@ -315,6 +315,38 @@ def test_kind_and_class_filters(viewer):
     assert viewer.js("pulseViewer.setClassFilter(['hypothesis'])") == 2
 
 
+def test_time_range_hides_events_outside_it(viewer, exported):
+    # events e1..e4 fall on 2026-03-01..04 at 09:00Z; entities are never hidden by time
+    assert viewer.js("pulseViewer.setTimeRange('2026-03-02T00:00:00Z', '2026-03-03T12:00:00Z')") == 11
+    assert viewer.js("pulseViewer.visibleNodeCount()") == 11
+    shown = set(viewer.js("pulseViewer.visibleNodeIds()"))
+    assert node(exported, "e2") in shown and node(exported, "e3") in shown
+    assert node(exported, "e1") not in shown and node(exported, "e4") not in shown
+    assert viewer.js("pulseViewer.network.body.nodeIndices.length") == 11
+    # open ends, inclusive bounds, and a timestamp without an offset read as UTC
+    assert viewer.js("pulseViewer.setTimeRange(null, '2026-03-01T09:00:00Z')") == 10
+    assert viewer.js("pulseViewer.setTimeRange('2026-03-02T09:00:00', null)") == 12
+    # it composes with the other filters: search 'vela' = the character and e4
+    assert viewer.js("pulseViewer.setTimeRange(null, null)") == 13
+    assert viewer.js("pulseViewer.search('vela')") == 2
+    assert viewer.js("pulseViewer.setTimeRange('2026-03-01T00:00:00Z', '2026-03-02T00:00:00Z')") == 1
+    assert viewer.js("pulseViewer.search('')") == 9 + 1
+    assert viewer.js("pulseViewer.setDomainFilter(['fiction_content'])") == 2   # hero + ship
+    assert viewer.js("pulseViewer.setTimeRange(null, null)") == 3              # + e4
+    assert viewer.js("pulseViewer.setDomainFilter([])") == 13
+    assert viewer.js("pulseViewer.visibleNodeCount()") == 13
+
+
+def test_panel_can_be_hidden(viewer, exported):
+    assert viewer.js("pulseViewer.setPanelVisible(false)") is False
+    assert viewer.js(f"pulseViewer.select('{node(exported, 'ana')}')") is True
+    assert viewer.js("pulseViewer.panelVisible()") is False
+    assert viewer.js("getComputedStyle(document.getElementById('panel')).display") == "none"
+    assert viewer.js("pulseViewer.setPanelVisible(true)") is True
+    assert viewer.js("pulseViewer.panelVisible()") is True
+    assert "Ana takes her coffee black" in viewer.js("pulseViewer.panelText()")
+
+
 def test_cluster_by_domain(viewer):
     assert viewer.js("pulseViewer.setClustered(true)") >= 2
     assert viewer.js("pulseViewer.isClustered('real')") is True

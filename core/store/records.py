@@ -286,6 +286,34 @@ def set_belief(conn: sqlite3.Connection, event_id: int, *, actor: str = "manual"
                                  "set": new, "old": old}])
 
 
+FACT_BELIEF_FIELDS = tuple(f for f in beliefs.BELIEF_FIELDS if f != "user_flag")
+
+
+def set_fact_belief(conn: sqlite3.Connection, fact_id: int, *, actor: str = "manual",
+                    op: str = "fact.set", **new_values: Any) -> int | None:
+    """Edit belief fields of a fact (facts have no user_flag); the store refuses a result that
+    breaks an invariant. Returns the journal seq, or None when nothing changed."""
+    allowed = set(FACT_BELIEF_FIELDS)
+    unknown = set(new_values) - allowed
+    if unknown:
+        raise PulseError(f"cannot set {sorted(unknown)} on a fact (fields: {sorted(allowed)})")
+    with transaction(conn):
+        current = row_dict(conn, "facts", {"id": fact_id})
+        if current is None:
+            raise PulseError(f"no fact {fact_id}")
+        merged = {**current, **{k: v for k, v in new_values.items() if v is not None}}
+        merged["archivable"] = int(merged["archivable"])
+        merged["confidence_floor"] = float(merged["confidence_floor"])
+        beliefs.check_belief(merged, f"fact {fact_id}")
+        new = {k: merged[k] for k in allowed if merged[k] != current[k]}
+        if not new:
+            return None
+        old = {k: current[k] for k in new}
+        return execute(conn, actor=actor, op=op, subject=f"fact:{fact_id}",
+                       changes=[{"t": "facts", "a": "update", "pk": {"id": fact_id},
+                                 "set": new, "old": old}])
+
+
 def pin_core_wound(conn: sqlite3.Connection, event_id: int, *, actor: str = "manual") -> int | None:
     with transaction(conn):
         current = row_dict(conn, "events", {"id": event_id})

@@ -268,6 +268,27 @@
   var filters = { domain: new Set(DOMAINS), kind: new Set(KINDS), cls: new Set(CLASSES) };
   var searchText = "";
   var haystack = null;
+  // time range (the desktop timeline's brush): event nodes outside [start, end] are hidden
+  var timeRange = { start: null, end: null };
+  function toMs(text) {
+    if (text === null || text === undefined || text === "") return null;
+    var s = String(text).trim();
+    // a timestamp without an offset is UTC (as in the core); JS would read it as local time
+    if (/T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(s)) s += "Z";
+    var ms = Date.parse(s.replace(" ", "T"));
+    return isNaN(ms) ? null : ms;
+  }
+  var nodeTs = null;
+  function eventMs(i) {
+    if (!nodeTs) {
+      nodeTs = data.nodes.map(function (n) {
+        if (n.type !== "event") return null;
+        var ts = n.ts != null ? n.ts : (EVENTS[n.id] && EVENTS[n.id].ts);
+        return toMs(ts);
+      });
+    }
+    return nodeTs[i];
+  }
   function buildHaystack() {
     haystack = data.nodes.map(function (n) {
       var parts = [n.label, n.kind, n.key || ""];
@@ -282,6 +303,12 @@
     var n = data.nodes[i];
     if (!filters.domain.has(n.domain)) return false;
     if (!filters.kind.has(n.kind)) return false;
+    if (n.type === "event" && (timeRange.start !== null || timeRange.end !== null)) {
+      var t = eventMs(i);
+      if (t === null) return false;
+      if (timeRange.start !== null && t < timeRange.start) return false;
+      if (timeRange.end !== null && t > timeRange.end) return false;
+    }
     if (filters.cls.size < CLASSES.length) {
       var ok = false, b = n.beliefs || [];
       for (var k = 0; k < b.length; k++) if (filters.cls.has(b[k])) { ok = true; break; }
@@ -630,7 +657,9 @@
     }
     observationsSection(id);
   }
+  var panelAllowed = true;
   function showPanel(id) {
+    if (!panelAllowed) { panel.hidden = true; return; }
     panelBody.replaceChildren();
     var n = nodeById.get(id);
     if (n && n.type === "entity") showEntity(n); else showEvent(id);
@@ -729,6 +758,24 @@
   viewer.setDomainFilter = function (list) { return setFilter(filters.domain, list, DOMAINS, syncDomain); };
   viewer.setKindFilter = function (list) { return setFilter(filters.kind, list, KINDS, syncKind); };
   viewer.setClassFilter = function (list) { return setFilter(filters.cls, list, CLASSES, syncClass); };
+  viewer.setTimeRange = function (start, end) {
+    var a = toMs(start), b = toMs(end);
+    if (a !== null && b !== null && a > b) { var t = a; a = b; b = t; }
+    timeRange.start = a; timeRange.end = b;
+    return applyVisibility();
+  };
+  viewer.timeRange = function () {
+    return { start: timeRange.start === null ? null : new Date(timeRange.start).toISOString(),
+             end: timeRange.end === null ? null : new Date(timeRange.end).toISOString() };
+  };
+  viewer.setPanelVisible = function (on) {
+    on = !!on;
+    panelAllowed = on;
+    document.body.classList.toggle("no-panel", !on);
+    if (!on) panel.hidden = true;
+    else if (viewer.selected) showPanel(viewer.selected);
+    return on;
+  };
   viewer.setClustered = function (on) {
     on = !!on;
     $("cluster").checked = on;
@@ -746,6 +793,7 @@
   viewer.fit = function () { network.fit(); };
   viewer.isClustered = function (domain) { return !!clustered[domain]; };
   viewer.panelText = function () { return panel.hidden ? "" : panelBody.textContent; };
+  viewer.panelVisible = function () { return panelAllowed && !panel.hidden; };
 
   updateCount();
 })();

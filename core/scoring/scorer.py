@@ -4,9 +4,11 @@ factors multiply to its score (ENGINE §3, CLI.md `pulse retrieve --json`)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -162,7 +164,7 @@ class Scorer:
             if qvec.shape[0] != index.matrix.shape[1]:
                 raise PulseError(f"the query vector has {qvec.shape[0]} dimensions but the "
                                  f"memory's {self.model} vectors have {index.matrix.shape[1]}")
-            cos = (index.matrix @ qvec).astype(np.float64)
+            cos = _cosines(index.matrix, qvec)
         if request.domains:
             codes = np.array([DOMAIN_CODES[d] for d in request.domains], dtype=np.int8)
             allowed = np.isin(index.domain_code, codes)
@@ -386,6 +388,23 @@ def _envelope(request: Request, effective: str, now: datetime, emotion: bool | N
             "now": format_iso(now),
             "gates": {"emotion": bool(emotion), "state": body, "date_ref_days": date_ref,
                       "hint": hint}}
+
+
+# Large matrices are split across cores: the product is memory-bound and numpy releases the GIL,
+# so plain threads reach more bandwidth than the single BLAS thread used for small ones.
+_PARALLEL_ROWS = 200_000
+_pool: ThreadPoolExecutor | None = None
+
+
+def _cosines(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
+    global _pool
+    workers = min(4, os.cpu_count() or 1)
+    if matrix.shape[0] < _PARALLEL_ROWS or workers < 2:
+        return (matrix @ query).astype(np.float64)
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="pulse-cosine")
+    parts = np.array_split(matrix, workers)
+    return np.concatenate(list(_pool.map(lambda part: part @ query, parts))).astype(np.float64)
 
 
 def _emotion_similarity(gate: np.ndarray, emotions: np.ndarray) -> np.ndarray:

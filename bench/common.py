@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-LOCOMO = Path("/work/shared/data/locomo/locomo10.json")
+LOCOMO = (Path(__file__).resolve().parents[1].parent / "shared/data/locomo/locomo10.json")
 CACHE = Path("/tmp/pulse-bench-cache")
 DIM = 384
 # A fixed `now` for every synthetic measurement: results are reproducible.

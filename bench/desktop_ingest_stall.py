@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-LOCOMO = Path(os.environ.get("PULSE_LOCOMO", "/work/shared/data/locomo/locomo10.json"))
+LOCOMO = Path(os.environ.get("PULSE_LOCOMO", str(Path(__file__).resolve().parents[1].parent / "shared/data/locomo/locomo10.json")))
 
 
 def parse_locomo_date(text: str) -> datetime:

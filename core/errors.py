@@ -15,3 +15,9 @@ class StoreError(PulseError):
 
 class ValidationError(PulseError):
     """Input (a corpus, a state file, a settings file) is malformed; nothing was imported."""
+
+
+def shown(value: object, limit: int = 80) -> str:
+    """repr(value) cut to `limit` characters, so an error about a huge value stays one line."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-LOCOMO = Path("/work/shared/data/locomo/locomo10.json")
+LOCOMO = (Path(__file__).resolve().parents[1].parent / "shared/data/locomo/locomo10.json")
 
 
 def load_harness():

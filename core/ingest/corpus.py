@@ -13,7 +13,7 @@ from typing import Any
 
 from core import beliefs
 from core.emotion.plutchik import EMOTIONS
-from core.errors import ValidationError
+from core.errors import ValidationError, shown
 from core.store import records
 from core.store.commands import transaction
 
@@ -31,11 +31,11 @@ BIOMETRIC_KEYS = {"hrv", "sleep_quality", "stress_proxy", "hr_trend", "hrv_trend
 def normalise_ts(value: Any, label: str) -> str:
     """ISO-8601 in → 'YYYY-MM-DDTHH:MM:SSZ' (UTC) out."""
     if not isinstance(value, str) or not value.strip():
-        raise ValidationError(f"{label}: ts must be an ISO-8601 string, got {value!r}")
+        raise ValidationError(f"{label}: ts must be an ISO-8601 string, got {shown(value)}")
     try:
         moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
     except ValueError:
-        raise ValidationError(f"{label}: ts {value!r} is not ISO-8601") from None
+        raise ValidationError(f"{label}: ts {shown(value)} is not ISO-8601") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -47,10 +47,10 @@ class _Checker:
             raise ValidationError(f"{label}: must be an object")
         unknown = sorted(set(item) - allowed)
         if unknown:
-            raise ValidationError(f"{label}: unknown key {unknown[0]!r}")
+            raise ValidationError(f"{label}: unknown key {shown(unknown[0])}")
         for name in required:
             if item.get(name) in (None, ""):
-                raise ValidationError(f"{label}: {name!r} is required")
+                raise ValidationError(f"{label}: {shown(name)} is required")
         self.label, self.item = label, item
 
     def text(self, name: str, default: str = "") -> str:
@@ -68,7 +68,7 @@ class _Checker:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise ValidationError(f"{self.label}: {name} must be a number")
         if not low <= value <= high:
-            raise ValidationError(f"{self.label}: {name} {value!r} is outside {low:g}..{high:g}")
+            raise ValidationError(f"{self.label}: {name} {shown(value)} is outside {low:g}..{high:g}")
         return float(value)
 
     def flag(self, name: str, default: int) -> int:
@@ -83,7 +83,7 @@ class _Checker:
             return default
         if value not in options:
             raise ValidationError(
-                f"{self.label}: {name} {value!r} is not one of {', '.join(options)}")
+                f"{self.label}: {name} {shown(value)} is not one of {', '.join(options)}")
         return value
 
     def string_list(self, name: str) -> list[str]:
@@ -116,9 +116,9 @@ def validate(data: Any, source: str = "corpus") -> dict[str, Any]:
         raise ValidationError(f"{source}: a pulse-corpus/1 file is a JSON object")
     unknown = sorted(set(data) - TOP_KEYS)
     if unknown:
-        raise ValidationError(f"{source}: unknown top-level key {unknown[0]!r}")
+        raise ValidationError(f"{source}: unknown top-level key {shown(unknown[0])}")
     if data.get("format") != FORMAT:
-        raise ValidationError(f"{source}: format must be {FORMAT!r}, got {data.get('format')!r}")
+        raise ValidationError(f"{source}: format must be {shown(FORMAT)}, got {shown(data.get('format'))}")
     for section in ("entities", "relations", "events", "facts"):
         if not isinstance(data.get(section, []), list):
             raise ValidationError(f"{source}: {section} must be a list")
@@ -127,7 +127,7 @@ def validate(data: Any, source: str = "corpus") -> dict[str, Any]:
     for i, item in enumerate(data.get("entities", [])):
         c = _Checker(f"{source}: entities[{i}]", item, ENTITY_KEYS, ("key", "name"))
         key = c.text("key")
-        c.label = f"{source}: entity {key!r}"
+        c.label = f"{source}: entity {shown(key)}"
         if key in entity_keys:
             raise ValidationError(f"{c.label}: duplicate key")
         entity_keys.add(key)
@@ -141,7 +141,7 @@ def validate(data: Any, source: str = "corpus") -> dict[str, Any]:
         c = _Checker(f"{source}: relations[{i}]", item, RELATION_KEYS, ("from", "to", "kind"))
         for end in ("from", "to"):
             if c.text(end) not in entity_keys:
-                raise ValidationError(f"{c.label}: {end} {item[end]!r} names no entity")
+                raise ValidationError(f"{c.label}: {end} {shown(item[end])} names no entity")
         relations.append({"from": item["from"], "to": item["to"], "kind": c.text("kind"),
                           "strength": c.number("strength", 0.5, 0, 1)})
 
@@ -149,7 +149,7 @@ def validate(data: Any, source: str = "corpus") -> dict[str, Any]:
     for i, item in enumerate(data.get("events", [])):
         c = _Checker(f"{source}: events[{i}]", item, EVENT_KEYS, ("key", "title", "ts"))
         key = c.text("key")
-        c.label = f"{source}: event {key!r}"
+        c.label = f"{source}: event {shown(key)}"
         if key in event_keys:
             raise ValidationError(f"{c.label}: duplicate key")
         event = {
@@ -171,7 +171,7 @@ def validate(data: Any, source: str = "corpus") -> dict[str, Any]:
                 raise ValidationError(f"{c.label}: emotions must be an object")
             for name, value in emotions.items():
                 if name not in EMOTIONS:
-                    raise ValidationError(f"{c.label}: unknown emotion {name!r}")
+                    raise ValidationError(f"{c.label}: unknown emotion {shown(name)}")
                 if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
                     raise ValidationError(f"{c.label}: emotion {name} must be a number in 0..1")
         bio = item.get("biometrics") or {}
@@ -179,7 +179,7 @@ def validate(data: Any, source: str = "corpus") -> dict[str, Any]:
             raise ValidationError(f"{c.label}: biometrics must be an object")
         bad = sorted(set(bio) - BIOMETRIC_KEYS)
         if bad:
-            raise ValidationError(f"{c.label}: unknown biometrics key {bad[0]!r}")
+            raise ValidationError(f"{c.label}: unknown biometrics key {shown(bad[0])}")
         for name in ("hrv", "sleep_quality", "stress_proxy"):
             if name in bio and (isinstance(bio[name], bool) or not isinstance(bio[name], (int, float))):
                 raise ValidationError(f"{c.label}: biometrics.{name} must be a number")
@@ -191,12 +191,12 @@ def validate(data: Any, source: str = "corpus") -> dict[str, Any]:
         linked = c.string_list("entities")
         for ref in linked:
             if ref not in entity_keys:
-                raise ValidationError(f"{c.label}: entity {ref!r} is not defined")
+                raise ValidationError(f"{c.label}: entity {shown(ref)} is not defined")
         parents = c.string_list("parents")
         for ref in parents:
             if ref not in event_keys:
                 raise ValidationError(
-                    f"{c.label}: parent {ref!r} is not an earlier event in the file")
+                    f"{c.label}: parent {shown(ref)} is not an earlier event in the file")
         event.update(emotions=emotions, biometrics=bio, entities=linked, parents=parents)
         event_keys[key] = event
         events.append(event)
@@ -205,7 +205,7 @@ def validate(data: Any, source: str = "corpus") -> dict[str, Any]:
     for i, item in enumerate(data.get("facts", [])):
         c = _Checker(f"{source}: facts[{i}]", item, FACT_KEYS, ("entity", "text"))
         if c.text("entity") not in entity_keys:
-            raise ValidationError(f"{c.label}: entity {item['entity']!r} is not defined")
+            raise ValidationError(f"{c.label}: entity {shown(item['entity'])} is not defined")
         fact = {"entity": item["entity"], "text": c.text("text"),
                 "confidence": c.number("confidence", 0.7, 0, 1),
                 "belief_class": c.choice("belief_class", beliefs.BELIEF_CLASSES, "operational"),
@@ -213,7 +213,7 @@ def validate(data: Any, source: str = "corpus") -> dict[str, Any]:
         if fact["belief_class"] == "axiom":
             fact.update(archivable=0, confidence_floor=max(0.5, fact["confidence"]))
         if (fact["entity"], fact["text"]) in seen:
-            raise ValidationError(f"{c.label}: duplicate fact for {fact['entity']!r}")
+            raise ValidationError(f"{c.label}: duplicate fact for {shown(fact['entity'])}")
         seen.add((fact["entity"], fact["text"]))
         facts.append(fact)
     return {"entities": entities, "relations": relations, "events": events, "facts": facts}

@@ -369,6 +369,8 @@ def parse_chatgpt(path: Path) -> list[Message]:
         title = str(conv.get("title") or "")
         # the thread that was shown: current_node back to the root, else the longest path
         node = conv.get("current_node")
+        if node is not None and not isinstance(node, str):
+            raise ValidationError(f"{label}: field 'current_node' must be a string")
         if node is not None and node not in mapping:
             raise ValidationError(f"{label}: field 'current_node' {node!r} is not in mapping")
         if node is None:
@@ -384,6 +386,8 @@ def parse_chatgpt(path: Path) -> list[Message]:
                 raise ValidationError(f"{label}: mapping[{node!r}] must be an object")
             chain.append((node, entry))
             node = entry.get("parent")
+            if node is not None and not isinstance(node, str):
+                raise ValidationError(f"{label}: mapping[{chain[-1][0]!r}].parent must be a string")
             if node is not None and node not in mapping:
                 raise ValidationError(f"{label}: mapping[{chain[-1][0]!r}].parent names no node")
         default_ts = conv.get("create_time")

@@ -30,6 +30,27 @@ class Reply:
 _clients: dict[tuple[Any, ...], Any] = {}
 
 
+def _without_key(cfg: ModelConfig, exc: BaseException) -> str:
+    """The error text with the API key (or any long fragment of it) masked: providers echo
+    a wrong key back ("Incorrect API key provided: sk-…"), and error text reaches job rows,
+    summaries and the terminal."""
+    text = str(exc)
+    try:
+        key = cfg.api_key()
+    except Exception:  # no key configured: nothing to mask
+        return text
+    if not key:
+        return text
+    text = text.replace(key, "[redacted key]")
+    # providers often echo a shortened key ("sk-abc***xyz"): mask long runs of its characters
+    for size in range(min(len(key), 40), 7, -1):
+        for start in range(0, len(key) - size + 1):
+            fragment = key[start:start + size]
+            if fragment in text:
+                text = text.replace(fragment, "[redacted key]")
+    return text
+
+
 def _client(cfg: ModelConfig) -> Any:
     key = (cfg.provider, cfg.base_url, cfg.api_key_env, cfg.max_retries, cfg.timeout_s,
            cfg.api_key())
@@ -104,7 +125,7 @@ def call_tool(cfg: ModelConfig, *, system: str, user: str, tool: str, descriptio
                                                      "parameters": schema}}],
             tool_choice={"type": "function", "function": {"name": tool}})
     except _sdk_errors(cfg) as exc:
-        raise LLMError(f"{cfg.alias}: {type(exc).__name__}: {exc}") from None
+        raise LLMError(f"{cfg.alias}: {type(exc).__name__}: {_without_key(cfg, exc)}") from None
     usage = getattr(resp, "usage", None)
     tin = int(getattr(usage, "prompt_tokens", 0) or 0)
     tout = int(getattr(usage, "completion_tokens", 0) or 0)
@@ -143,7 +164,7 @@ def complete_text(cfg: ModelConfig, prompt: str) -> Reply:
             model=cfg.model, max_tokens=min(cfg.max_tokens, 256), temperature=cfg.temperature,
             messages=[{"role": "user", "content": prompt}])
     except _sdk_errors(cfg) as exc:
-        raise LLMError(f"{type(exc).__name__}: {exc}") from None
+        raise LLMError(f"{type(exc).__name__}: {_without_key(cfg, exc)}") from None
     usage = resp.usage
     return Reply(None, resp.choices[0].message.content or "",
                  int(getattr(usage, "prompt_tokens", 0) or 0),

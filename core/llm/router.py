@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.errors import PulseError, ValidationError
+from core.errors import PulseError, ValidationError, shown
 
 PROVIDERS = ("anthropic", "openai", "openai_compatible")
 REQUIRED = ("provider", "model", "api_key_env", "max_tokens", "temperature")
@@ -53,7 +53,7 @@ class ModelConfig:
     def api_key(self) -> str:
         key = os.environ.get(self.api_key_env)
         if not key:
-            raise PulseError(f"model {self.alias!r}: the environment variable "
+            raise PulseError(f"model {shown(self.alias)}: the environment variable "
                              f"{self.api_key_env} is not set")
         return key
 
@@ -67,7 +67,7 @@ class Router:
     def get(self, alias: str) -> ModelConfig:
         if alias not in self.models:
             known = ", ".join(sorted(self.models)) or "none"
-            raise PulseError(f"{self.path}: no model alias {alias!r} (known: {known})")
+            raise PulseError(f"{self.path}: no model alias {shown(alias)} (known: {known})")
         return self.models[alias]
 
     def budget(self) -> float | None:
@@ -76,9 +76,9 @@ class Router:
             try:
                 value = float(env)
             except ValueError:
-                raise PulseError(f"PULSE_DAILY_BUDGET_USD={env!r} is not a number") from None
+                raise PulseError(f"PULSE_DAILY_BUDGET_USD={shown(env)} is not a number") from None
             if not math.isfinite(value) or value < 0:
-                raise PulseError(f"PULSE_DAILY_BUDGET_USD={env!r} must be ≥ 0")
+                raise PulseError(f"PULSE_DAILY_BUDGET_USD={shown(env)} must be ≥ 0")
             return value
         return self.daily_budget_usd
 
@@ -103,7 +103,7 @@ def _number(label: str, key: str, value: Any, low: float, high: float, integer: 
     if integer and not float(value).is_integer():
         raise ValidationError(f"{label}: {key} must be a whole number")
     if not low <= value <= high:
-        raise ValidationError(f"{label}: {key} {value!r} is outside {low:g}..{high:g}")
+        raise ValidationError(f"{label}: {key} {shown(value)} is outside {low:g}..{high:g}")
     return int(value) if integer else float(value)
 
 
@@ -112,7 +112,7 @@ def parse_models(data: Any, source: str = "models.json") -> Router:
         raise ValidationError(f"{source}: must be a JSON object with a 'models' map")
     unknown = sorted(set(data) - set(TOP_KEYS))
     if unknown:
-        raise ValidationError(f"{source}: unknown top-level key {unknown[0]!r}")
+        raise ValidationError(f"{source}: unknown top-level key {shown(unknown[0])}")
     models = data.get("models")
     if not isinstance(models, dict):
         raise ValidationError(f"{source}: 'models' must be an object of aliases")
@@ -121,7 +121,7 @@ def parse_models(data: Any, source: str = "models.json") -> Router:
         budget = _number(source, "daily_budget_usd", budget, 0, 1e9)
     out: dict[str, ModelConfig] = {}
     for alias, cfg in models.items():
-        label = f"{source}: alias {alias!r}"
+        label = f"{source}: alias {shown(alias)}"
         if not isinstance(alias, str) or not re.fullmatch(r"[A-Za-z0-9_.\-]{1,64}", alias):
             raise ValidationError(f"{label}: an alias is 1-64 letters, digits, _ . -")
         if not isinstance(cfg, dict):
@@ -130,12 +130,12 @@ def parse_models(data: Any, source: str = "models.json") -> Router:
         if bad:
             hint = " (keys never go in models.json: name the variable in api_key_env)" \
                 if "key" in bad[0] else ""
-            raise ValidationError(f"{label}: unknown key {bad[0]!r}{hint}")
+            raise ValidationError(f"{label}: unknown key {shown(bad[0])}{hint}")
         for key in REQUIRED:
             if key not in cfg:
-                raise ValidationError(f"{label}: {key!r} is required")
+                raise ValidationError(f"{label}: {shown(key)} is required")
         if cfg["provider"] not in PROVIDERS:
-            raise ValidationError(f"{label}: provider {cfg['provider']!r} is not one of "
+            raise ValidationError(f"{label}: provider {shown(cfg['provider'])} is not one of "
                                   f"{', '.join(PROVIDERS)}")
         if not isinstance(cfg["model"], str) or not cfg["model"].strip():
             raise ValidationError(f"{label}: model must be a non-empty string")
@@ -173,6 +173,8 @@ def load_router(path: str | Path | None = None, memory: Any = None) -> Router:
         raise ValidationError(f"{path}: line {exc.lineno}: not valid JSON ({exc.msg})") from None
     except OSError as exc:
         raise ValidationError(f"{path}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise ValidationError(f"{path}: not UTF-8 text") from None
     return parse_models(data, str(path))
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from core.emotion.plutchik import EMOTIONS, to_vector
-from core.errors import ValidationError
+from core.errors import ValidationError, shown
 
 HR_TRENDS = ("elevated_3d", "elevated_overnight", "normal", "lowered")
 HRV_TRENDS = ("declining_3d", "stable", "rising")
@@ -53,10 +53,10 @@ def _number(data: dict[str, Any], name: str, low: float, high: float | None) -> 
         return None
     value = data[name]
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValidationError(f"state: {name} must be a number, got {value!r}")
+        raise ValidationError(f"state: {name} must be a number, got {shown(value)}")
     if value < low or (high is not None and value > high):
         bound = f"{low:g}..{high:g}" if high is not None else f"≥ {low:g}"
-        raise ValidationError(f"state: {name} must be {bound}, got {value!r}")
+        raise ValidationError(f"state: {name} must be {bound}, got {shown(value)}")
     return float(value)
 
 
@@ -65,7 +65,7 @@ def _choice(data: dict[str, Any], name: str, options: tuple[str, ...]) -> str | 
         return None
     value = data[name]
     if value not in options:
-        raise ValidationError(f"state: {name} must be one of {', '.join(options)}, got {value!r}")
+        raise ValidationError(f"state: {name} must be one of {', '.join(options)}, got {shown(value)}")
     return value
 
 
@@ -79,14 +79,14 @@ def parse_state(data: Any) -> UserState:
              "stress_proxy", "recent_life_events_7d", "snapshot_days_ago"}
     unknown = sorted(set(data) - known)
     if unknown:
-        raise ValidationError(f"state: unknown key {unknown[0]!r} (known: {', '.join(sorted(known))})")
+        raise ValidationError(f"state: unknown key {shown(unknown[0])} (known: {', '.join(sorted(known))})")
     mood_raw = data.get("mood_vector") or {}
     if not isinstance(mood_raw, dict):
         raise ValidationError("state: mood_vector must be an object {emotion: 0..1}")
     mood: dict[str, float] = {}
     for name, value in mood_raw.items():
         if name not in EMOTIONS:
-            raise ValidationError(f"state: mood_vector has unknown emotion {name!r}")
+            raise ValidationError(f"state: mood_vector has unknown emotion {shown(name)}")
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
             raise ValidationError(f"state: mood_vector.{name} must be a number in 0..1")
         mood[name] = float(value)

@@ -68,6 +68,11 @@ def make_app(argv0: str = "pulse-desktop"):
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    # Leave one core to the UI thread while a worker embeds (bench/desktop_ingest_stall.py:
+    # the longest UI stall fell from 96 ms to 30 ms with the embedder on one core of two).
+    spare = str(max(1, (os.cpu_count() or 2) - 1))
+    os.environ.setdefault("PULSE_EMBED_THREADS", spare)
+    os.environ.setdefault("OMP_NUM_THREADS", spare)
     if args.screenshots or args.self_test:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     problem = display_problem()

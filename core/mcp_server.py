@@ -12,11 +12,14 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from collections.abc import Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 from core.beliefs import DOMAINS
+from core.emotion.plutchik import EMOTIONS
 from core.errors import PulseError
 
 MAX_QUERY = 2000
@@ -25,9 +28,24 @@ MAX_NOTE = 4000
 MAX_TERMS = 50
 MAX_TOP_K = 50
 MAX_BUDGET = 200_000
+MAX_ARGS_BYTES = 64 * 1024      # a tool call's arguments, serialized as JSON (UTF-8)
+MAX_ARGS_DEPTH = 16             # nesting of a tool call's arguments
+MAX_LIFE_EVENTS = 50            # user_state.recent_life_events_7d
+MAX_LIFE_EVENT = 500            # characters in one of them
+MAX_SUPERSEDES = 50
+MAX_REF = 200                   # get_event id / correct subject as text
+MAX_TS = 64
+MAX_FRAME_BYTES = 1024 * 1024   # one JSON-RPC line on stdin
+MAX_FRAME_DEPTH = 64            # nesting of one JSON-RPC line on stdin
 
 _STR = {"type": "string"}
-_TERMS = {"type": "array", "items": _STR, "maxItems": MAX_TERMS}
+_TERMS = {"type": "array", "items": {"type": "string", "maxLength": MAX_QUERY},
+          "maxItems": MAX_TERMS}
+_STATE = {"type": "object", "description": "stress_proxy, sleep_quality, hrv…", "properties": {
+    "mood_vector": {"type": "object", "propertyNames": {"enum": list(EMOTIONS)},
+                    "additionalProperties": {"type": "number", "minimum": 0, "maximum": 1}},
+    "recent_life_events_7d": {"type": "array", "maxItems": MAX_LIFE_EVENTS,
+                              "items": {"type": "string", "maxLength": MAX_LIFE_EVENT}}}}
 
 TOOLS: list[dict[str, Any]] = [
     {"name": "recall",
@@ -35,15 +53,17 @@ TOOLS: list[dict[str, Any]] = [
      "input_schema": {"type": "object", "properties": {
          "query": {"type": "string", "maxLength": MAX_QUERY},
          "top_k": {"type": "integer", "minimum": 1, "maximum": MAX_TOP_K},
-         "user_state": {"type": "object", "description": "mood_vector, stress_proxy, sleep…"},
+         "user_state": _STATE,
          "chain": {"type": "boolean"},
-         "domains": {"type": "array", "items": {"enum": list(DOMAINS)}}},
+         "domains": {"type": "array", "items": {"enum": list(DOMAINS)},
+                     "maxItems": len(DOMAINS)}},
          "required": ["query"], "additionalProperties": False}},
     {"name": "remember",
      "description": "Store what was said (extracted offline or by the configured model).",
      "input_schema": {"type": "object", "properties": {
          "text": {"type": "string", "maxLength": MAX_TEXT},
-         "ts": {"type": "string", "description": "ISO-8601 time (default now)"}},
+         "ts": {"type": "string", "maxLength": MAX_TS,
+                "description": "ISO-8601 time (default now)"}},
          "required": ["text"], "additionalProperties": False}},
     {"name": "brief",
      "description": "Session brief within a token budget; corrections first.",
@@ -55,14 +75,16 @@ TOOLS: list[dict[str, Any]] = [
      "input_schema": {"type": "object", "properties": {
          "note": {"type": "string", "maxLength": MAX_NOTE},
          "withdrawn": _TERMS, "replacement": _TERMS,
-         "subject": {"type": "string", "description": "event:ID, fact:ID or entity:ID"},
+         "subject": {"type": "string", "maxLength": MAX_REF,
+                     "description": "event:ID, fact:ID or entity:ID"},
          "supersedes": {"type": "array", "items": {"type": "integer"},
+                        "maxItems": MAX_SUPERSEDES,
                         "description": "journal rows of earlier corrections"}},
          "additionalProperties": False}},
     {"name": "get_event",
      "description": "One event by id or key, with emotions, entities, links and sources.",
      "input_schema": {"type": "object", "properties": {
-         "id": {"type": ["integer", "string"]}},
+         "id": {"type": ["integer", "string"], "maxLength": MAX_REF}},
          "required": ["id"], "additionalProperties": False}},
 ]
 
@@ -73,9 +95,39 @@ class ToolError(PulseError):
 
 # -- validation -------------------------------------------------------------------------------
 
+def _depth(value: Any, limit: int) -> int:
+    """How deeply value nests (iteratively, stopping once past limit: no RecursionError)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, level)
+            if deepest > limit:
+                return deepest
+            stack.extend((v, level + 1) for v in (item.values() if isinstance(item, dict)
+                                                  else item))
+    return deepest
+
+
+def _check_size(name: str, arguments: Any) -> None:
+    """Refuse arguments nested too deeply or larger than MAX_ARGS_BYTES serialized."""
+    if _depth(arguments, MAX_ARGS_DEPTH) > MAX_ARGS_DEPTH:
+        raise ToolError(f"{name}: arguments nest too deeply: the limit is at most "
+                        f"{MAX_ARGS_DEPTH} levels")
+    try:
+        size = len(json.dumps(arguments, ensure_ascii=False, default=str).encode("utf-8",
+                                                                                 "replace"))
+    except (ValueError, TypeError, RecursionError):
+        raise ToolError(f"{name}: arguments are not serializable JSON") from None
+    if size > MAX_ARGS_BYTES:
+        raise ToolError(f"{name}: arguments are {size:,} bytes, over the limit: at most "
+                        f"{MAX_ARGS_BYTES:,} bytes per call")
+
+
 def _args(name: str, arguments: Any) -> dict[str, Any]:
     if arguments is None:
         arguments = {}
+    _check_size(name, arguments)
     if not isinstance(arguments, dict):
         raise ToolError(f"{name}: arguments must be an object")
     schema = next(t["input_schema"] for t in TOOLS if t["name"] == name)
@@ -130,6 +182,25 @@ def _finite(value: Any) -> Any:
     return value
 
 
+def _check_state(state: dict[str, Any]) -> None:
+    """The size limits of user_state (parse_state checks the meaning)."""
+    mood = state.get("mood_vector")
+    if isinstance(mood, dict):
+        unknown = [k for k in mood if k not in EMOTIONS]
+        if unknown:
+            raise ToolError(f"recall: user_state: mood_vector has unknown emotion "
+                            f"{str(unknown[0])[:40]!r} (known: {', '.join(EMOTIONS)})")
+    events = state.get("recent_life_events_7d")
+    if isinstance(events, list):
+        if len(events) > MAX_LIFE_EVENTS:
+            raise ToolError(f"recall: user_state: at most {MAX_LIFE_EVENTS} "
+                            f"recent_life_events_7d, got {len(events):,}")
+        for event in events:
+            if isinstance(event, str) and len(event) > MAX_LIFE_EVENT:
+                raise ToolError(f"recall: user_state: a recent_life_events_7d entry is "
+                                f"{len(event):,} characters; the limit is {MAX_LIFE_EVENT}")
+
+
 # -- tools ------------------------------------------------------------------------------------
 
 class PulseTools:
@@ -159,12 +230,17 @@ class PulseTools:
         if domains is not None:
             if not isinstance(domains, list) or not all(isinstance(d, str) for d in domains):
                 raise ToolError("recall: domains must be a list of strings")
+            if len(domains) > len(DOMAINS):
+                raise ToolError(f"recall: at most {len(DOMAINS)} domains "
+                                f"({', '.join(DOMAINS)}), got {len(domains):,}")
             bad = [d for d in domains if d not in DOMAINS]
             if bad:
                 raise ToolError(f"recall: unknown domain {bad[0]!r} (one of {', '.join(DOMAINS)})")
         state = a.get("user_state")
         if state is not None and not isinstance(state, dict):
             raise ToolError("recall: user_state must be an object")
+        if state is not None:
+            _check_state(state)
         try:
             parsed = parse_state(state) if state is not None else None
         except PulseError as exc:
@@ -179,7 +255,7 @@ class PulseTools:
         if ts is not None:
             from core.scoring.scorer import parse_iso
 
-            _text("remember", "ts", ts, 64)
+            _text("remember", "ts", ts, MAX_TS)
             try:
                 parse_iso(ts, "ts")
             except PulseError as exc:
@@ -208,10 +284,12 @@ class PulseTools:
         replacement = _terms("correct", "replacement", a.get("replacement"))
         subject = a.get("subject")
         if subject is not None:
-            _text("correct", "subject", subject, 200)
+            _text("correct", "subject", subject, MAX_REF)
         supersedes = a.get("supersedes") or []
         if not isinstance(supersedes, list):
             raise ToolError("correct: supersedes must be a list of journal rows")
+        if len(supersedes) > MAX_SUPERSEDES:
+            raise ToolError(f"correct: at most {MAX_SUPERSEDES} supersedes rows")
         supersedes = [_int("correct", "supersedes", s, 1, 2 ** 53) for s in supersedes]
         if not note.strip() and not withdrawn and not replacement:
             raise ToolError("correct: give a note or withdrawn/replacement terms")
@@ -226,7 +304,7 @@ class PulseTools:
         if isinstance(ref, bool) or not isinstance(ref, (int, str)):
             raise ToolError("get_event: id must be a number or a key such as e001")
         if isinstance(ref, str):
-            _text("get_event", "id", ref, 200)
+            _text("get_event", "id", ref, MAX_REF)
         try:
             return _finite(event_detail(self.memory, ref))
         except PulseError as exc:
@@ -294,9 +372,176 @@ def build_server(tools: PulseTools):
                   on_list_tools=list_tools, on_call_tool=call_tool)
 
 
+# -- stdio with a frame guard ---------------------------------------------------------------------
+
+# one JSON string (escapes included; the unrolled form cannot backtrack badly) or one bracket
+_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+_ID_VALUE = re.compile(rb'\s*:\s*(-?\d+(?![.eE\d])|"[^"\\]*(?:\\.[^"\\]*)*")')
+
+
+def _scan_frame(line: bytes, depth_limit: int | None) -> tuple[int, int | str | None]:
+    """(deepest nesting, top-level "id") of a JSON text, without parsing it (strings skipped).
+
+    Stops early once the id is known and the nesting is past depth_limit (or at once when
+    depth_limit is None and the id is known). Works on a truncated prefix too.
+    """
+    depth = deepest = 0
+    ident: int | str | None = None
+    found = False
+    for m in _TOKEN.finditer(line):
+        token = m.group()
+        if token in (b"[", b"{"):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif token in (b"]", b"}"):
+            depth -= 1
+        elif depth == 1 and not found and token == b'"id"':
+            value = _ID_VALUE.match(line, m.end())
+            if value is not None:
+                found = True
+                try:
+                    ident = json.loads(value.group(1))
+                except ValueError:
+                    ident = None
+        if found and (depth_limit is None or deepest > depth_limit):
+            break
+    return deepest, ident
+
+
+def frame_problem(line: bytes, oversized: bool = False) -> tuple[str, int | str | None] | None:
+    """Why one stdin line must be refused before the SDK parses it, with the request id if it
+    can be recovered: (message, id); None for a line the SDK may parse."""
+    if oversized or len(line) > MAX_FRAME_BYTES:
+        _, ident = _scan_frame(line[:MAX_FRAME_BYTES], None)
+        return (f"message too large: over the limit of {MAX_FRAME_BYTES:,} bytes "
+                f"(at most {MAX_FRAME_BYTES:,} bytes per line)", ident)
+    if line.count(b"[") + line.count(b"{") <= MAX_FRAME_DEPTH:
+        return None  # cannot nest deeper than its brackets
+    deepest, ident = _scan_frame(line, MAX_FRAME_DEPTH)
+    if deepest > MAX_FRAME_DEPTH:
+        return (f"message nests too deeply: over the limit of {MAX_FRAME_DEPTH} levels "
+                f"(at most {MAX_FRAME_DEPTH})", ident)
+    return None
+
+
+def _error_frame(message: str, ident: int | str | None) -> str:
+    if isinstance(ident, bool) or not isinstance(ident, (int, str)):
+        ident = None
+    return json.dumps({"jsonrpc": "2.0", "id": ident,
+                       "error": {"code": -32600, "message": message}}, ensure_ascii=False)
+
+
+def _std_buffers():
+    """The binary stdin / stdout the transport owns, claimed the way the SDK's stdio_server
+    claims them (fd 0 → null device, fd 1 → stderr while serving), with their restore hooks."""
+    try:
+        from mcp.server.stdio import _claim_fd, _open_stdin_diversion, _open_stdout_diversion
+    except ImportError:  # another SDK layout: serve the std buffers in place
+        return sys.stdin.buffer, None, sys.stdout.buffer, None
+    restore_out = None
+    stdin, restore_in = _claim_fd(0, sys.stdin, "rb", _open_stdin_diversion)
+    try:
+        stdout, restore_out = _claim_fd(1, sys.stdout, "wb", _open_stdout_diversion)
+    except BaseException:
+        if restore_in is not None:
+            restore_in()
+        raise
+    return stdin, restore_in, stdout, restore_out
+
+
+@asynccontextmanager
+async def guarded_stdio_server(stdin_buffer: Any = None, stdout_buffer: Any = None):
+    """stdio_server (mcp.server.stdio) with a guard in front of the SDK's JSON parser.
+
+    Each stdin line is read with a size cap; a line longer than MAX_FRAME_BYTES (drained, never
+    held whole) or nesting deeper than MAX_FRAME_DEPTH is answered with a JSON-RPC error
+    (-32600, the request's id when it can be recovered, else null) and dropped, so the client
+    never waits on a frame the SDK cannot parse and the server keeps serving.
+    """
+    import anyio
+    import anyio.lowlevel
+    import anyio.to_thread
+    import mcp_types as types
+    from mcp.shared._context_streams import create_context_streams
+    from mcp.shared.message import SessionMessage
+
+    restore_in = restore_out = None
+    try:
+        if stdin_buffer is None or stdout_buffer is None:
+            claimed_in, restore_in, claimed_out, restore_out = _std_buffers()
+            stdin_buffer = stdin_buffer or claimed_in
+            stdout_buffer = stdout_buffer or claimed_out
+        stdout = anyio.wrap_file(stdout_buffer)
+        write_lock = anyio.Lock()
+
+        read_stream_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
+        write_stream, write_stream_reader = create_context_streams[SessionMessage](0)
+
+        async def write_line(text: str) -> None:
+            async with write_lock:
+                await stdout.write((text + "\n").encode("utf-8", "replace"))
+                await stdout.flush()
+
+        async def readline(limit: int) -> bytes:
+            return await anyio.to_thread.run_sync(stdin_buffer.readline, limit)
+
+        async def read_lines():
+            while True:
+                chunk = await readline(MAX_FRAME_BYTES + 1)
+                if not chunk:
+                    return
+                if chunk.endswith(b"\n") or len(chunk) <= MAX_FRAME_BYTES:
+                    yield chunk, False
+                    continue
+                while True:  # too long: drain the rest of the line without keeping it
+                    rest = await readline(MAX_FRAME_BYTES)
+                    if not rest or rest.endswith(b"\n"):
+                        break
+                yield chunk, True
+
+        async def stdin_reader():
+            try:
+                async with read_stream_writer:
+                    async for raw, oversized in read_lines():
+                        if not raw.strip():
+                            continue
+                        problem = frame_problem(raw, oversized)
+                        if problem is not None:
+                            await write_line(_error_frame(*problem))
+                            continue
+                        line = raw.decode("utf-8", "replace")
+                        try:
+                            message = types.jsonrpc_message_adapter.validate_json(
+                                line, by_name=False)
+                        except Exception as exc:
+                            await read_stream_writer.send(exc)
+                            continue
+                        await read_stream_writer.send(SessionMessage(message))
+            except anyio.ClosedResourceError:
+                await anyio.lowlevel.checkpoint()
+
+        async def stdout_writer():
+            try:
+                async with write_stream_reader:
+                    async for session_message in write_stream_reader:
+                        await write_line(session_message.message.model_dump_json(
+                            by_alias=True, exclude_unset=True))
+            except anyio.ClosedResourceError:
+                await anyio.lowlevel.checkpoint()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(stdin_reader)
+            tg.start_soon(stdout_writer)
+            yield read_stream, write_stream
+    finally:
+        if restore_out is not None:
+            restore_out()
+        if restore_in is not None:
+            restore_in()
+
+
 def serve(db_path: str | None = None, extractor: str = "offline") -> None:
     import anyio
-    from mcp.server.stdio import stdio_server
 
     from core.memory import Memory
 
@@ -304,7 +549,7 @@ def serve(db_path: str | None = None, extractor: str = "offline") -> None:
     server = build_server(PulseTools(memory, extractor))
 
     async def main() -> None:
-        async with stdio_server() as (read_stream, write_stream):
+        async with guarded_stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
     try:

@@ -138,3 +138,47 @@ def test_mcp_session_over_stdio(db_path: Path, via_cli: bool) -> None:
     with Memory.open(db_path) as m:
         assert m.verify() == []
         assert m.stats()["counts"]["corrections"] == 1
+
+
+def test_size_limits_directly(memory: Memory) -> None:
+    from core.errors import PulseError
+    from core.mcp_server import PulseTools
+
+    memory.import_corpus(CORPUS)
+    tools = PulseTools(memory)
+    for name, args, needle in (
+            ("recall", {"query": "x", "user_state": {"recent_life_events_7d": ["z"] * 51}},
+             "at most 50"),
+            ("recall", {"query": "x", "user_state": {"recent_life_events_7d": ["z" * 501]}},
+             "limit is 500"),
+            ("recall", {"query": "x", "user_state": {"mood_vector": {"nope": 0.5}}},
+             "unknown emotion"),
+            ("recall", {"query": "x", "domains": ["real"] * 5}, "at most 4 domains"),
+            ("recall", {"query": "x", "user_state": {"recent_life_events_7d": ["z"] * 200_000}},
+             "65,536 bytes"),
+            ("remember", {"text": "y" * 100_000}, "limit"),
+            ("correct", {"note": "n", "supersedes": list(range(1, 60))}, "at most 50"),
+            ("recall", {"query": "x", "user_state": [[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]},
+             "too deeply")):
+        with pytest.raises(PulseError, match=needle):
+            tools.call(name, args)
+    ok = tools.call("recall", {"query": "Dana", "top_k": 1, "domains": ["real"],
+                               "user_state": {"recent_life_events_7d": ["moved house"] * 50,
+                                              "mood_vector": {"joy": 0.2}}})
+    assert ok["results"]
+
+
+def test_frame_guard() -> None:
+    from core.mcp_server import MAX_FRAME_BYTES, frame_problem
+
+    assert frame_problem(b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}') is None
+    assert frame_problem(b'{"a": "' + b"[" * 1000 + b'"}') is None  # brackets inside a string
+    message, ident = frame_problem(b'{"jsonrpc": "2.0", "id": 7, "params": '
+                                   + b"[" * 100 + b"]" * 100 + b"}")
+    assert ident == 7 and "64" in message
+    message, ident = frame_problem(b'{"params": {"arguments": {"id": 5, "x": ' + b"[" * 100
+                                   + b"]" * 100 + b'}}, "id": "abc"}')
+    assert ident == "abc"
+    assert frame_problem(b"[" * 100_000 + b"]" * 100_000)[1] is None
+    message, ident = frame_problem(b'{"id": 3, "q": "' + b"x" * MAX_FRAME_BYTES + b'"}')
+    assert ident == 3 and "limit" in message

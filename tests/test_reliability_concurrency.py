@@ -139,7 +139,8 @@ def test_cli_writers_and_an_open_memory(shared: tuple[Path, Path]) -> None:
     reader.close()
 
 
-def test_the_app_sees_cli_writes_after_reload(shared: tuple[Path, Path], qtbot) -> None:
+def test_the_app_sees_cli_writes_after_reload(shared: tuple[Path, Path], qtbot,
+                                              dialogs) -> None:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -186,5 +187,6 @@ def test_the_app_sees_cli_writes_after_reload(shared: tuple[Path, Path], qtbot) 
     top = window.session.require().retrieve("zebra sanctuary volunteering", now=NOW, top_k=1)
     assert "zebra" in (top["results"][0]["title"] + top["results"][0]["text"]).lower()
     assert boxes == [], boxes
+    assert list(dialogs) == [], dialogs  # message boxes shown through the static helpers
     assert window.session.require().verify() == []
     window.close()

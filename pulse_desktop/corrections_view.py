@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from pulse_desktop.playground_view import run_query
+from pulse_desktop.style import notice_banner
 
 try:
     from pulse_desktop.term_help import TERM_HELP
@@ -112,10 +113,7 @@ class CorrectionsView(QWidget):
 
     def _build(self) -> None:
         lay = QVBoxLayout(self)
-        self.banner = QLabel()
-        self.banner.setWordWrap(True)
-        self.banner.setStyleSheet("QLabel { background: #fff3cd; padding: 6px; }")
-        self.banner.setVisible(False)
+        self.banner = notice_banner()
         lay.addWidget(self.banner)
 
         left = QWidget()

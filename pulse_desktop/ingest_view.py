@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from pulse_desktop.playground_view import run_job
+from pulse_desktop.style import notice_banner
 
 FORMATS = ("auto", "chat", "chatgpt", "claude", "text", "obsidian", "corpus")
 PROGRESS_INTERVAL = 0.05   # seconds between progress signals from the worker (UI stays calm)
@@ -135,10 +136,7 @@ class IngestView(QWidget):
 
     def _build(self) -> None:
         lay = QVBoxLayout(self)
-        self.banner = QLabel()
-        self.banner.setWordWrap(True)
-        self.banner.setStyleSheet("QLabel { background: #fff3cd; padding: 6px; }")
-        self.banner.setVisible(False)
+        self.banner = notice_banner()
         lay.addWidget(self.banner)
 
         files_box = QGroupBox("Files (drop them here, or pick)")

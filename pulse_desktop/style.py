@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtGui import QColor, QIcon
+from PySide6.QtWidgets import QLabel
 
 ICON_DIR = Path(__file__).resolve().parent.parent / "resources" / "icons"
 
@@ -77,3 +78,14 @@ QMenu { background: #ffffff; border: 1px solid #dfe3ec; }
 QMenu::item { padding: 5px 22px; }
 QMenu::item:selected { background: #e8edff; color: #1f2733; }
 """
+
+
+def notice_banner() -> QLabel:
+    """A hidden, word-wrapped yellow strip a tab shows when part of it cannot work."""
+    from PySide6.QtWidgets import QLabel
+
+    banner = QLabel()
+    banner.setWordWrap(True)
+    banner.setStyleSheet("QLabel { background: #fff3cd; padding: 6px; }")
+    banner.setVisible(False)
+    return banner

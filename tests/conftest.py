@@ -77,3 +77,17 @@ def dialogs(monkeypatch: pytest.MonkeyPatch) -> _Dialogs:
                          ("question", QMessageBox.StandardButton.Yes)):
         monkeypatch.setattr(QMessageBox, kind, recorder(kind, answer))
     return shown
+
+
+@pytest.fixture
+def session(qtbot, db_path):
+    """A MemorySession on a new, empty memory file; desktop test files that need another
+    memory define their own `session`."""
+    from core.memory import Memory
+    from pulse_desktop.session import MemorySession
+
+    Memory.open(db_path, create=True).close()
+    session = MemorySession()
+    session.open(db_path)
+    yield session
+    session.close()

@@ -10,18 +10,6 @@ from conftest import NOW  # noqa: E402
 
 
 @pytest.fixture
-def session(qtbot, db_path):
-    from core.memory import Memory
-    from pulse_desktop.session import MemorySession
-
-    Memory.open(db_path, create=True).close()
-    s = MemorySession()
-    s.open(db_path)
-    yield s
-    s.close()
-
-
-@pytest.fixture
 def view(qtbot, session):
     from pulse_desktop.corrections_view import CorrectionsView
 

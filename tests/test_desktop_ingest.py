@@ -85,18 +85,6 @@ def write_chat(path: Path, n: int = 300) -> Path:
 
 
 @pytest.fixture
-def session(qtbot, db_path):
-    from core.memory import Memory
-    from pulse_desktop.session import MemorySession
-
-    Memory.open(db_path, create=True).close()
-    s = MemorySession()
-    s.open(db_path)
-    yield s
-    s.close()
-
-
-@pytest.fixture
 def view(qtbot, session):
     from pulse_desktop.ingest_view import IngestView
 

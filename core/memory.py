@@ -199,7 +199,7 @@ class Memory:
             " ORDER BY e.id", (embedder.name,)).fetchall()
         todo = [r for r in rows if all_events or r["text_hash"] is None
                 or r["text_hash"] != records.text_hash(r["title"], r["description"])]
-        texts = [f"{r['title']}\n{r['description']}".strip() for r in todo]
+        texts = [records.embedding_text(r["title"], r["description"]) for r in todo]
         matrix = embedder.embed_passages(texts, progress=progress) if texts else []
         with transaction(self.conn):
             for row, vector in zip(todo, matrix):

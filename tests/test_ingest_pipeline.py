@@ -239,3 +239,17 @@ def test_replay_needs_no_model(memory, tmp_path, monkeypatch):
             fresh.set_meta("embedding_model", memory.embedding_model)
         assert db is not None
         assert fresh.digest() == memory.digest()
+
+
+def test_the_title_head_is_not_embedded_twice(memory, tmp_path):
+    text = ("I finally told my sister about the diagnosis, and she cried with me for an hour "
+            "before we could talk about anything else.")
+    ingest_files(memory, [write_chat(tmp_path / "c.jsonl", [("t1", "Dana", text)])])
+    (event,) = events(memory)
+    assert event["title"].endswith("…") and event["description"] == f"Dana: {text}"
+    stored = memory.conn.execute("SELECT vector FROM event_embeddings WHERE event_id = ?",
+                                 (event["id"],)).fetchone()[0]
+    import numpy as np
+
+    expected = memory.embedder().embed_passages([event["description"]])[0]
+    np.testing.assert_array_equal(np.frombuffer(stored, dtype=np.float32), expected)

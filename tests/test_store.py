@@ -124,3 +124,14 @@ def test_path_under_a_file_is_refused(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="plain.txt"):
         Memory.open(blocker / "memory.db", create=True)
     assert blocker.read_text() == "not a folder"
+
+
+def test_embedding_text_leaves_out_a_title_that_is_the_description_head():
+    from core.store.records import embedding_text
+
+    desc = "Dana: I finally told my sister about the diagnosis and she cried with me."
+    assert embedding_text("Dana: I finally told my sister about the…", desc) == desc
+    assert embedding_text(desc, desc) == desc
+    assert embedding_text("", "  just this  ") == "just this"
+    assert embedding_text("Dad's funeral", "We buried him in the rain.") == \
+        "Dad's funeral\nWe buried him in the rain."

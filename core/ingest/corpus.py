@@ -233,7 +233,7 @@ def import_plan(conn: sqlite3.Connection, plan: dict[str, Any], *, captured_at: 
     """Write a validated plan in one transaction. Keys already present are kept, not doubled."""
     new_events = [e for e in plan["events"]
                   if conn.execute("SELECT 1 FROM events WHERE key = ?", (e["key"],)).fetchone() is None]
-    new_texts = [f"{e['title']}\n{e['description']}".strip() for e in new_events]
+    new_texts = [records.embedding_text(e["title"], e["description"]) for e in new_events]
     vectors = embed(new_texts) if new_events else []
     untagged = [i for i, e in enumerate(new_events) if e["emotions"] is None]
     tagged = tag([new_texts[i] for i in untagged]) if untagged else []

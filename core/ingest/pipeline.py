@@ -298,7 +298,7 @@ class Writer:
                 titles.append(t)
                 descs.append(d)
                 owners.append(i)
-        texts = [f"{t}\n{d}".strip() for t, d in zip(titles, descs)]
+        texts = [records.embedding_text(t, d) for t, d in zip(titles, descs)]
         vectors = self.memory.embed_texts(texts) if texts else []
         emotions = self.memory.tag_texts(texts) if texts else []
         out = [Prepared(msg, version, ex, [], [], [], []) for (msg, version), ex

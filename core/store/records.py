@@ -24,6 +24,16 @@ def text_hash(title: str, description: str) -> str:
     return hashlib.sha256(f"{title}\n{description}".encode()).hexdigest()
 
 
+def embedding_text(title: str, description: str) -> str:
+    """What is embedded for an event. A title that is only the description's first words (as
+    the offline extractor writes them) is left out: it would weight the opening twice and cost
+    a third more tokens (LoCoMo: 52 -> 35 per turn), the stage that dominates an import."""
+    head = title.rstrip().removesuffix("…").rstrip()
+    if not head or description.lstrip().startswith(head):
+        return description.strip()
+    return f"{title}\n{description}".strip()
+
+
 def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

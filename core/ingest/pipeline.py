@@ -29,7 +29,7 @@ import numpy as np
 
 from core import beliefs
 from core.errors import PulseError, ValidationError
-from core.ingest import formats, offline
+from core.ingest import dates, formats, offline
 from core.ingest.extraction import Extraction, SegmentSpec
 from core.store import records
 from core.store.changes import row_dict
@@ -294,6 +294,9 @@ class Writer:
         titles, descs, owners = [], [], []
         for i, ((msg, _), ex) in enumerate(zip(items, extractions)):
             for seg in ex.segments:
+                if seg.ts is None and not msg.light:
+                    mention = dates.resolve(seg.text, msg.ts)
+                    seg.ts = mention.ts if mention else None
                 t, d = event_texts(msg.speaker, seg.text)
                 titles.append(t)
                 descs.append(d)
@@ -487,7 +490,8 @@ class Writer:
             if vivid and cls == "hypothesis":
                 cls = beliefs.DEFAULT_CLASS
             fields = {
-                "title": prep.titles[k], "description": prep.descriptions[k], "ts": msg.ts,
+                "title": prep.titles[k], "description": prep.descriptions[k],
+                "ts": seg.ts or msg.ts,
                 "sentiment": float(max(-1.0, min(1.0, seg.sentiment))),
                 "sentiment_label": {"pos": "positive", "neg": "negative"}.get(seg.valence,
                                                                             "neutral"),
@@ -525,8 +529,8 @@ class Writer:
                     "topic": json.dumps(topic, ensure_ascii=False),
                     "intensity": fields["intensity"]}})
                 pooled.append(PoolItem(event_id, obs_id, vec, msg.speaker, set(topic),
-                                       fields["intensity"], prep.descriptions[k], msg.ts, ents,
-                                       domain))
+                                       fields["intensity"], prep.descriptions[k], fields["ts"],
+                                       ents, domain))
         execute(conn, actor=self.actor, op="ingest.observation", subject=f"observation:{obs_id}",
                 changes=changes, extra={"source": {"kind": msg.source_kind, "id": msg.source_id},
                                         "model": st.model, **prep.extra})

@@ -158,3 +158,39 @@ def test_embed_switches_model_and_never_mixes(demo_copy: Path) -> None:
     assert got["results"]
     again = json.loads(pulse("embed", "--model", "minilm-l6-int8", "--json", db=demo_copy).stdout)
     assert again["embedded"] == 0
+
+
+def test_merges_and_glossary_from_the_terminal(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    chat = tmp_path / "c.jsonl"
+    rows = [("p1", "Dana", "I had coffee with my friend Caroline at the market."),
+            ("p2", "Dana", "Later I met Carolyn again near the station, she was tired."),
+            ("p3", "Dana", "In my novel, Mirela finally leaves the lighthouse at dawn.")]
+    chat.write_text("".join(json.dumps({"id": i, "speaker": s, "text": t,
+                                        "ts": "2023-05-08T13:56:00Z"}) + "\n"
+                            for i, s, t in rows), encoding="utf-8")
+    assert pulse("import", str(chat), "--json", db=db).returncode == 0
+
+    listed = pulse("merges", "list", "--json", db=db)
+    (prop,) = json.loads(listed.stdout)["proposals"]
+    assert {prop["keep_name"], prop["merge_name"]} == {"Caroline", "Carolyn"}
+    human = pulse("merges", "list", db=db).stdout
+    assert "Caroline" in human and "pending" in human
+    approved = json.loads(pulse("merges", "approve", str(prop["id"]), "--json", db=db).stdout)
+    assert approved["status"] == "approved"
+    assert json.loads(pulse("merges", "list", "--json", db=db).stdout)["proposals"] == []
+    assert_one_line_error(pulse("merges", "reject", str(prop["id"]), db=db), "already approved")
+    assert_one_line_error(pulse("merges", "approve", "999", db=db), "no merge proposal 999")
+
+    added = json.loads(pulse("glossary", "add", "Mirela", "--apply", "--json", db=db).stdout)
+    (event_id,) = added["events"]
+    from core.memory import Memory
+
+    with Memory.open(db, read_only=True) as memory:
+        assert memory.event(event_id)["domain"] == "fiction_content"
+    again = json.loads(pulse("glossary", "apply", str(added["id"]), "--json", db=db).stdout)
+    assert again["events"] == []          # already fiction: nothing left to change
+    entries = json.loads(pulse("glossary", "list", "--json", db=db).stdout)["glossary"]
+    assert [e["term"] for e in entries] == ["Mirela"]
+    assert_one_line_error(pulse("glossary", "add", "(", "--pattern", db=db), "glossary pattern")
+    assert pulse("verify", db=db).returncode == 0

@@ -20,6 +20,7 @@ COMMAND_MODULES = [
     "core.cli.trust_cmds",    # journal export, replay, undo, forget, correct, brief, check, lint,
                               # guard, ledger, mcp
     "core.cli.export_cmds",   # export-html
+    "core.cli.curate_cmds",   # merges list/approve/reject, glossary list/add/apply
 ]
 
 

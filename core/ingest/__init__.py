@@ -5,7 +5,7 @@ Public API (the CLI, the desktop app and the MCP server call these):
   remember(memory, text, ts=None, *, extractor="offline", actor="import")
   detect_format(path)
   list_merge_proposals(memory), resolve_merge_proposal(memory, proposal_id, approve)
-  add_glossary_term(memory, term, ...), list_glossary(memory)
+  add_glossary_term(memory, term, ...), list_glossary(memory), apply_glossary_term(memory, id)
   load_full_text(memory, observation_id)  (a chapter's text, read from disk on demand)
 """
 
@@ -14,10 +14,11 @@ from __future__ import annotations
 from typing import Any
 
 from core.ingest.formats import detect_format
-from core.ingest.pipeline import (add_glossary_term, ingest_files, list_glossary,
-                                  list_merge_proposals, remember, resolve_merge_proposal)
+from core.ingest.pipeline import (add_glossary_term, apply_glossary_term, ingest_files,
+                                  list_glossary, list_merge_proposals, remember,
+                                  resolve_merge_proposal)
 
-__all__ = ["add_glossary_term", "detect_format", "ingest_files", "list_glossary",
+__all__ = ["add_glossary_term", "apply_glossary_term", "detect_format", "ingest_files", "list_glossary",
            "list_merge_proposals", "load_full_text", "remember", "resolve_merge_proposal"]
 
 

@@ -201,11 +201,9 @@ class Store:
 
     # glossary
     def _add_glossary(self, term: str, is_pattern: bool, domain: str) -> None:
-        if is_pattern:
-            self.patterns.append((re.compile(term), domain))
-        else:
+        if not is_pattern:
             self.glossary[term] = domain
-            self.patterns.append((re.compile(rf"\b{re.escape(term)}\b"), domain))
+        self.patterns.append((glossary_pattern(term, is_pattern), domain))
 
     def glossary_domain(self, text: str) -> str | None:
         for pattern, domain in self.patterns:
@@ -810,6 +808,29 @@ def add_glossary_term(memory: Any, term: str, *, domain: str = "fiction_content"
 
 def list_glossary(memory: Any) -> list[dict[str, Any]]:
     return [dict(r) for r in memory.conn.execute("SELECT * FROM glossary ORDER BY id")]
+
+
+def glossary_pattern(term: str, is_pattern: bool) -> re.Pattern[str]:
+    return re.compile(term) if is_pattern else re.compile(rf"\b{re.escape(term)}\b")
+
+
+def apply_glossary_term(memory: Any, glossary_id: int, *, actor: str = "manual") -> list[int]:
+    """Give the term's domain to the real-life events already stored that mention it (a term
+    added after the import would otherwise only mark later ones). One journaled edit per event;
+    returns their ids."""
+    memory._writable()
+    row = memory.conn.execute("SELECT * FROM glossary WHERE id = ?", (glossary_id,)).fetchone()
+    if row is None:
+        raise PulseError(f"no glossary entry {glossary_id}")
+    pattern = glossary_pattern(row["term"], bool(row["is_pattern"]))
+    changed = []
+    for event in memory.conn.execute(
+            "SELECT id, title, description FROM events WHERE domain = 'real' ORDER BY id"
+    ).fetchall():
+        if pattern.search(f"{event['title']}\n{event['description']}"):
+            memory.set_belief(int(event["id"]), actor=actor, domain=row["domain"])
+            changed.append(int(event["id"]))
+    return changed
 
 
 # -- merge proposals -----------------------------------------------------------------------------

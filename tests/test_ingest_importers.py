@@ -124,6 +124,19 @@ def test_chat_ids_are_source_ids_and_changed_message_is_a_version(memory, tmp_pa
     versions = [r[0] for r in memory.conn.execute(
         "SELECT version FROM observations WHERE source_id = 'D1:2' ORDER BY version")]
     assert versions == [1, 2]
+    # what the old version said is no longer ranked on its own, but stays traceable
+    by_version = {}
+    for version, event_id, absorbed in memory.conn.execute(
+            "SELECT o.version, e.id, e.absorbed_into FROM events e JOIN observations o"
+            " ON o.id = e.source_observation WHERE o.source_id = 'D1:2' ORDER BY e.id"):
+        by_version.setdefault(version, []).append((event_id, absorbed))
+    first_new = by_version[2][0][0]
+    assert all(absorbed == first_new for _, absorbed in by_version[1])
+    assert all(absorbed is None for _, absorbed in by_version[2])
+    assert summary["total"]["events"]["superseded"] == len(by_version[1])
+    hits = memory.retrieve("Anna moved", scorer="hybrid", top_k=10)["results"]
+    assert {r["id"] for r in hits}.isdisjoint({e for e, _ in by_version[1]})
+    assert memory.verify() == []
 
 
 def test_chat_accepts_role_content_timestamp_and_conversation(memory, tmp_path):

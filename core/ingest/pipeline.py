@@ -101,6 +101,7 @@ class Counts:
     pooled: int = 0
     distilled: int = 0
     absorbed: int = 0
+    superseded: int = 0
     entities: int = 0
     merge_proposals: int = 0
     relations: int = 0
@@ -113,7 +114,8 @@ class Counts:
         return {"observations": {"new": self.new, "duplicate": self.duplicate,
                                  "versioned": self.versioned},
                 "events": {"vivid": self.vivid, "pooled": self.pooled,
-                           "distilled": self.distilled, "absorbed": self.absorbed},
+                           "distilled": self.distilled, "absorbed": self.absorbed,
+                           "superseded": self.superseded},
                 "entities": self.entities, "merge_proposals": self.merge_proposals,
                 "relations": self.relations, "facts": self.facts, "links": self.links,
                 "skipped": self.skipped, "errors": self.errors}
@@ -529,6 +531,8 @@ class Writer:
                 pooled.append(PoolItem(event_id, obs_id, vec, msg.speaker, set(topic),
                                        fields["intensity"], prep.descriptions[k], fields["ts"],
                                        ents, domain))
+        if prep.version > 1 and seg_ids:
+            changes.extend(self._supersede(msg, seg_ids[0], counts))
         execute(conn, actor=self.actor, op="ingest.observation", subject=f"observation:{obs_id}",
                 changes=changes, extra={"source": {"kind": msg.source_kind, "id": msg.source_id},
                                         "model": st.model, **prep.extra})
@@ -542,6 +546,29 @@ class Writer:
             if distilled is not None:
                 result["distilled"].append(distilled)
         return result
+
+    def _supersede(self, msg: formats.Message, successor: int, counts: Counts
+                   ) -> list[dict[str, Any]]:
+        """A changed message replaces what its earlier versions said: their events stop being
+        ranked on their own (absorbed into the new version's first event: still traceable,
+        reversible by undo) and leave the pool. Pinned core wounds stay as they are."""
+        rows = self.conn.execute(
+            "SELECT e.id FROM events e JOIN observations o ON o.id = e.source_observation"
+            " WHERE o.source_kind = ? AND o.source_id = ? AND e.absorbed_into IS NULL"
+            " AND e.belief_class <> 'axiom' ORDER BY e.id",
+            (msg.source_kind, msg.source_id)).fetchall()
+        old = {int(r[0]) for r in rows}
+        changes = [{"t": "events", "a": "update", "pk": {"id": event_id},
+                    "set": {"absorbed_into": successor}, "old": {"absorbed_into": None}}
+                   for event_id in sorted(old)]
+        for item in self.store.pool:
+            if item.event_id in old:
+                item.absorbed = True
+        kept = [v for v in self.store.vivid if v[0] not in old]
+        self.store.vivid.clear()
+        self.store.vivid.extend(kept)
+        counts.superseded += len(old)
+        return changes
 
     def _thematic_parent(self, vec: np.ndarray, ents: set[int]) -> tuple[int, float] | None:
         st = self.store
@@ -735,7 +762,7 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
         if "observations" in r:
             for k in ("new", "duplicate", "versioned"):
                 setattr(totals, k, getattr(totals, k) + r["observations"][k])
-            for k in ("vivid", "pooled", "distilled", "absorbed"):
+            for k in ("vivid", "pooled", "distilled", "absorbed", "superseded"):
                 setattr(totals, k, getattr(totals, k) + r["events"][k])
             for k in ("entities", "merge_proposals", "relations", "facts", "links", "skipped"):
                 setattr(totals, k, getattr(totals, k) + r[k])

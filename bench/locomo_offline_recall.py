@@ -27,8 +27,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import (CACHE, CachingEmbedder, load_locomo, locomo_memory,  # noqa: E402
-                    locomo_now, scorer_with)
+from common import CACHE, CachingEmbedder, load_locomo, locomo_memory, locomo_now, scorer_with  # noqa: E402
 
 SOURCE_CAP = 20
 TOP_K = 10

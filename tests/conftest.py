@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+# the fake LLM server fixture (fake_llm) for every test module that asks for it
+pytest_plugins = ["tests.fakes.llm_server"]
+
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))

@@ -181,10 +181,10 @@ def test_obsidian_chapter_is_light_and_full_text_on_demand(memory, tmp_path):
 
 
 BAD = {
-    "chat-line": ("chat.jsonl", '{"id": "1", "speaker": "A", "text": "ok", "ts": "%s"}\n'
-                  '{"id": "2", "speaker": "B", "text": "broken\n' % TS, "line 2"),
-    "chat-field": ("chat.jsonl", '{"id": "1", "speaker": "A", "text": "ok", "ts": "%s"}\n'
-                   '{"id": "2", "speaker": "B", "text": 5}\n' % TS, "'text'"),
+    "chat-line": ("chat.jsonl", f'{{"id": "1", "speaker": "A", "text": "ok", "ts": "{TS}"}}\n'
+                  '{"id": "2", "speaker": "B", "text": "broken\n', "line 2"),
+    "chat-field": ("chat.jsonl", f'{{"id": "1", "speaker": "A", "text": "ok", "ts": "{TS}"}}\n'
+                   '{"id": "2", "speaker": "B", "text": 5}\n', "'text'"),
     "chat-unknown": ("chat.jsonl", '{"id": "1", "speaker": "A", "txt": "ok"}\n', "'txt'"),
     "chat-ts": ("chat.jsonl", '{"id": "1", "speaker": "A", "text": "ok", "ts": "May 5"}\n',
                 "'ts'"),

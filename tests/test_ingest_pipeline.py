@@ -11,9 +11,14 @@ from pathlib import Path
 import pytest
 
 from core.errors import PulseError
-from core.ingest import (add_glossary_term, ingest_files, list_merge_proposals, remember,
-                         resolve_merge_proposal)
-from core.ingest import pipeline
+from core.ingest import (
+    add_glossary_term,
+    ingest_files,
+    list_merge_proposals,
+    pipeline,
+    remember,
+    resolve_merge_proposal,
+)
 from core.memory import Memory
 
 TS = "2023-05-08T13:56:00Z"

@@ -11,8 +11,7 @@ import pytest
 
 from core.ingest import ingest_files
 from core.llm import providers
-from tests.fakes.llm_server import (anthropic_tool, error, fake_llm,  # noqa: F401
-                                    openai_tool)
+from tests.fakes.llm_server import anthropic_tool, error, openai_tool
 
 TS = "2023-05-08T13:56:00Z"
 GOOD_EXTRACT = {
@@ -59,7 +58,7 @@ def job(memory, source_id: str = "m1") -> dict:
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])
-def test_good_output_is_applied(memory, tmp_path, fake_llm, monkeypatch, provider):  # noqa: F811
+def test_good_output_is_applied(memory, tmp_path, fake_llm, monkeypatch, provider):
     alias = setup(tmp_path, fake_llm, monkeypatch, provider)
     fake_llm.script(tool(provider, "triage", {"decision": "extract", "reason": "grief"}),
                     tool(provider, "record_memory", GOOD_EXTRACT))
@@ -89,7 +88,7 @@ def test_good_output_is_applied(memory, tmp_path, fake_llm, monkeypatch, provide
     assert memory.verify() == []
 
 
-def test_replay_of_llm_import_needs_no_call(memory, tmp_path, fake_llm, monkeypatch):  # noqa: F811
+def test_replay_of_llm_import_needs_no_call(memory, tmp_path, fake_llm, monkeypatch):
     from core.memory import Memory
     from core.store.changes import apply_changes
     from core.store.commands import transaction
@@ -110,7 +109,7 @@ def test_replay_of_llm_import_needs_no_call(memory, tmp_path, fake_llm, monkeypa
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])
-def test_malformed_json_retries_then_dead_letter(memory, tmp_path, fake_llm, monkeypatch,  # noqa: F811
+def test_malformed_json_retries_then_dead_letter(memory, tmp_path, fake_llm, monkeypatch,
                                                  provider):
     from core.llm.extractor import MAX_ATTEMPTS
 
@@ -129,7 +128,7 @@ def test_malformed_json_retries_then_dead_letter(memory, tmp_path, fake_llm, mon
     assert summary["files"][0]["llm"]["dead"] == 1 and summary["total"]["errors"]
 
 
-def test_wrong_types_and_dangling_references_reject_items_only(memory, tmp_path, fake_llm,  # noqa: F811
+def test_wrong_types_and_dangling_references_reject_items_only(memory, tmp_path, fake_llm,
                                                                monkeypatch):
     alias = setup(tmp_path, fake_llm, monkeypatch, "openai")
     answer = {
@@ -165,7 +164,7 @@ def test_wrong_types_and_dangling_references_reject_items_only(memory, tmp_path,
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])
-def test_429_then_success(memory, tmp_path, fake_llm, monkeypatch, provider):  # noqa: F811
+def test_429_then_success(memory, tmp_path, fake_llm, monkeypatch, provider):
     alias = setup(tmp_path, fake_llm, monkeypatch, provider, max_retries=2)
     fake_llm.script(error(429), tool(provider, "triage", {"decision": "extract"}),
                     tool(provider, "record_memory", GOOD_EXTRACT))
@@ -176,7 +175,7 @@ def test_429_then_success(memory, tmp_path, fake_llm, monkeypatch, provider):  #
     assert memory.conn.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 2
 
 
-def test_500_three_times_is_dead(memory, tmp_path, fake_llm, monkeypatch):  # noqa: F811
+def test_500_three_times_is_dead(memory, tmp_path, fake_llm, monkeypatch):
     alias = setup(tmp_path, fake_llm, monkeypatch, "anthropic", max_retries=0)
     fake_llm.script(error(500), error(500), error(500))
     ingest_files(memory, [chat(tmp_path, ["I moved to Lisbon."])], extractor=alias)
@@ -187,7 +186,7 @@ def test_500_three_times_is_dead(memory, tmp_path, fake_llm, monkeypatch):  # no
     assert failed == 3
 
 
-def test_prompt_injection_changes_nothing_but_a_low_confidence_fact(memory, tmp_path,  # noqa: F811
+def test_prompt_injection_changes_nothing_but_a_low_confidence_fact(memory, tmp_path,
                                                                      fake_llm, monkeypatch):
     alias = setup(tmp_path, fake_llm, monkeypatch)
     ingest_files(memory, [chat(tmp_path, ["I love my garden."])], extractor="offline")
@@ -217,7 +216,7 @@ def test_prompt_injection_changes_nothing_but_a_low_confidence_fact(memory, tmp_
     assert memory.verify() == []
 
 
-def test_crash_between_triage_and_extract_resumes_without_second_triage(  # noqa: F811
+def test_crash_between_triage_and_extract_resumes_without_second_triage(
         memory, tmp_path, fake_llm, monkeypatch):
     alias = setup(tmp_path, fake_llm, monkeypatch)
     path = chat(tmp_path, ["My dad died in March."])
@@ -242,7 +241,7 @@ def test_crash_between_triage_and_extract_resumes_without_second_triage(  # noqa
     assert memory.conn.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 2
 
 
-def test_daily_budget_gate(memory, tmp_path, fake_llm, monkeypatch):  # noqa: F811
+def test_daily_budget_gate(memory, tmp_path, fake_llm, monkeypatch):
     alias = setup(tmp_path, fake_llm, monkeypatch)
     monkeypatch.setenv("PULSE_DAILY_BUDGET_USD", "0.0005")  # one message's two calls: 0.0007
     fake_llm.script(anthropic_tool("triage", {"decision": "extract"}),
@@ -257,7 +256,7 @@ def test_daily_budget_gate(memory, tmp_path, fake_llm, monkeypatch):  # noqa: F8
     assert stored == ["m1"]
 
 
-def test_triage_skip_stores_the_observation_only(memory, tmp_path, fake_llm, monkeypatch):  # noqa: F811
+def test_triage_skip_stores_the_observation_only(memory, tmp_path, fake_llm, monkeypatch):
     alias = setup(tmp_path, fake_llm, monkeypatch)
     fake_llm.script(anthropic_tool("triage", {"decision": "skip", "reason": "small talk"}))
     ingest_files(memory, [chat(tmp_path, ["lol ok"])], extractor=alias)

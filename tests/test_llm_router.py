@@ -9,7 +9,7 @@ import pytest
 
 from core.errors import PulseError, ValidationError
 from core.llm.router import check_alias, load_router, parse_models
-from tests.fakes.llm_server import anthropic_text, error, fake_llm, openai_text  # noqa: F401
+from tests.fakes.llm_server import anthropic_text, error, openai_text
 
 GOOD = {"provider": "anthropic", "model": "claude-test", "api_key_env": "FAKE_LLM_KEY",
         "max_tokens": 512, "temperature": 0}
@@ -70,7 +70,7 @@ def _models(tmp_path, fake, provider: str, **extra) -> str:
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai", "openai_compatible"])
-def test_models_check_end_to_end(fake_llm, tmp_path, monkeypatch, capsys, provider):  # noqa: F811
+def test_models_check_end_to_end(fake_llm, tmp_path, monkeypatch, capsys, provider):
     from core.cli import main
 
     monkeypatch.setenv("FAKE_LLM_KEY", "test-key")
@@ -86,7 +86,7 @@ def test_models_check_end_to_end(fake_llm, tmp_path, monkeypatch, capsys, provid
     assert "test-key" in auth  # the key came from the environment variable
 
 
-def test_models_check_reports_failure(fake_llm, tmp_path, monkeypatch, capsys):  # noqa: F811
+def test_models_check_reports_failure(fake_llm, tmp_path, monkeypatch, capsys):
     from core.cli import main
 
     monkeypatch.setenv("FAKE_LLM_KEY", "test-key")

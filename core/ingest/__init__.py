@@ -14,9 +14,15 @@ from __future__ import annotations
 from typing import Any
 
 from core.ingest.formats import detect_format
-from core.ingest.pipeline import (add_glossary_term, apply_glossary_term, ingest_files,
-                                  list_glossary, list_merge_proposals, remember,
-                                  resolve_merge_proposal)
+from core.ingest.pipeline import (
+    add_glossary_term,
+    apply_glossary_term,
+    ingest_files,
+    list_glossary,
+    list_merge_proposals,
+    remember,
+    resolve_merge_proposal,
+)
 
 __all__ = ["add_glossary_term", "apply_glossary_term", "detect_format", "ingest_files", "list_glossary",
            "list_merge_proposals", "load_full_text", "remember", "resolve_merge_proposal"]

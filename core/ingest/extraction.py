@@ -64,7 +64,7 @@ class Extraction:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Extraction":
+    def from_json(cls, data: dict[str, Any]) -> Extraction:
         return cls(segments=[SegmentSpec(**s) for s in data.get("segments", [])],
                    entities=[EntitySpec(**e) for e in data.get("entities", [])],
                    relations=[RelationSpec(**r) for r in data.get("relations", [])],

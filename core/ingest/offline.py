@@ -304,8 +304,7 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
                              text):
             ex.facts.append(FactSpec(speaker_ref, f"{m.group(0)[2:]}", 0.6))
         for m in re.finditer(r"\bI(?:'m| am) (?:a|an) ([a-z]+(?: [a-z]+){0,3})", text):
-            ex.facts.append(FactSpec(speaker_ref, f"is a {m.group(1)}" if not m.group(1)[0]
-                                     in "aeiou" else f"is an {m.group(1)}", 0.5))
+            ex.facts.append(FactSpec(speaker_ref, f"is a {m.group(1)}" if m.group(1)[0] not in "aeiou" else f"is an {m.group(1)}", 0.5))
         for m in re.finditer(r"\bI work (?:as|at|for) ([^.,!?;]{3,40})", text):
             ex.facts.append(FactSpec(speaker_ref, f"works {m.group(0)[7:]}", 0.6))
 

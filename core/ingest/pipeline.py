@@ -30,7 +30,7 @@ import numpy as np
 from core import beliefs
 from core.errors import PulseError, ValidationError
 from core.ingest import dates, formats, offline
-from core.ingest.extraction import Extraction, SegmentSpec
+from core.ingest.extraction import Extraction
 from core.store import records
 from core.store.changes import row_dict
 from core.store.commands import execute, transaction

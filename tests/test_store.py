@@ -126,12 +126,14 @@ def test_path_under_a_file_is_refused(tmp_path: Path) -> None:
     assert blocker.read_text() == "not a folder"
 
 
-def test_embedding_text_leaves_out_a_title_that_is_the_description_head():
+def test_embedding_text_says_the_speaker_again_instead_of_the_title_head():
     from core.store.records import embedding_text
 
     desc = "Dana: I finally told my sister about the diagnosis and she cried with me."
-    assert embedding_text("Dana: I finally told my sister about the…", desc) == desc
-    assert embedding_text(desc, desc) == desc
+    assert embedding_text("Dana: I finally told my sister about the…", desc) == f"Dana: {desc}"
+    assert embedding_text(desc, desc) == f"Dana: {desc}"
     assert embedding_text("", "  just this  ") == "just this"
+    assert embedding_text("A note…", "A note: without a speaker label") == \
+        "A note: A note: without a speaker label"
     assert embedding_text("Dad's funeral", "We buried him in the rain.") == \
         "Dad's funeral\nWe buried him in the rain."

@@ -26,12 +26,18 @@ def text_hash(title: str, description: str) -> str:
 
 def embedding_text(title: str, description: str) -> str:
     """What is embedded for an event. A title that is only the description's first words (as
-    the offline extractor writes them) is left out: it would weight the opening twice and cost
-    a third more tokens (LoCoMo: 52 -> 35 per turn), the stage that dominates an import."""
+    the offline extractor writes them) is replaced by the speaker's name said once more: who
+    it is about keeps its weight in the mean-pooled vector, for 3 tokens instead of 17.
+    LoCoMo turns, pure cosine recall@5 (bench/embedders.py --texts): 0.547 this way, 0.509
+    with the title, 0.444 with the description alone."""
     head = title.rstrip().removesuffix("…").rstrip()
-    if not head or description.lstrip().startswith(head):
-        return description.strip()
-    return f"{title}\n{description}".strip()
+    body = description.strip()
+    if head and not body.startswith(head):
+        return f"{title}\n{description}".strip()
+    label, sep, _ = body.partition(": ")
+    if sep and 0 < len(label) <= 40 and "\n" not in label:
+        return f"{label}: {body}"
+    return body
 
 
 def content_hash(text: str) -> str:

@@ -54,9 +54,13 @@ def recall_for(memory, questions, now, embedder, strip_prefix: str = "") -> tupl
 
 
 def code_digest() -> str:
-    root = Path(__file__).resolve().parents[1] / "core" / "ingest"
-    h = hashlib.sha256()
-    for p in sorted(root.glob("*.py")):
+    """What the cached offline memories depend on: the ingest code, the embedded-text rule
+    (core/store/records.py) and the default embedder."""
+    from core.embedding.registry import get_embedder
+
+    core = Path(__file__).resolve().parents[1] / "core"
+    h = hashlib.sha256(get_embedder().name.encode())
+    for p in [*sorted((core / "ingest").glob("*.py")), core / "store" / "records.py"]:
         h.update(p.read_bytes())
     return h.hexdigest()[:10]
 
@@ -72,8 +76,11 @@ def offline_memory(conv, chat_dir: Path, baseline, log) -> object:
         return Memory.open(path), json.loads(done.read_text())
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
-    known = {r[0]: np.frombuffer(r[1], dtype=np.float32).copy() for r in baseline.conn.execute(
-        "SELECT text_hash, vector FROM event_embeddings")}
+    # keyed by the embedded text itself: the same text gives the same vector, bit for bit
+    known = {records.embedding_text(r[0], r[1]): np.frombuffer(r[2], dtype=np.float32).copy()
+             for r in baseline.conn.execute(
+                 "SELECT e.title, e.description, v.vector FROM events e"
+                 " JOIN event_embeddings v ON v.event_id = e.id")}
     memory = Memory.open(path, create=True)
     real = memory.embed_texts
     hits = {"reused": 0, "embedded": 0}
@@ -82,8 +89,7 @@ def offline_memory(conv, chat_dir: Path, baseline, log) -> object:
         out: list = [None] * len(texts)
         missing = []
         for i, t in enumerate(texts):
-            title, _, desc = t.partition("\n")
-            vec = known.get(records.text_hash(title, desc))
+            vec = known.get(t)
             if vec is not None:
                 out[i] = records.Vector(memory.embedding_model, vec)
             else:

@@ -5,6 +5,11 @@ attention mask (B, 1, 1, L): 0 for a token, -1e30 for padding, so a padded key g
 zero weight and a text's vector does not depend on what it was batched with. Output is the
 last hidden state (B, L, H); pooling stays in numpy. Standard opset-20 ops only, which
 onnxruntime fuses (MatMul+Add, Gelu, LayerNormalization) and runs on its own sgemm kernels.
+
+The weights stay out of the serialised graph: each is declared as external data and handed to
+the session as a numpy-backed OrtValue (SessionOptions.add_external_initializers). Serialising
+85 MB of protobuf held the GIL for 109 ms, long enough to stall the desktop app's UI thread
+while an import started; the graph alone is a few kilobytes.
 """
 
 from __future__ import annotations
@@ -16,16 +21,27 @@ from core.embedding.e5_weights import E5Weights
 OPSET = 20
 
 
-def build_encoder(weights: E5Weights) -> bytes:
-    """The serialised ModelProto (weights included as float32 initializers, ≈ 85 MB)."""
+def build_encoder(weights: E5Weights) -> tuple[bytes, dict[str, np.ndarray]]:
+    """The serialised ModelProto and its external initializers (name -> float32 array)."""
     from onnx import TensorProto, helper, numpy_helper
 
     c = weights.config
     head_dim = c.hidden // c.heads
-    initializers, nodes = [], []
+    initializers, nodes, external = [], [], {}
 
     def const(name: str, value: np.ndarray) -> str:
-        initializers.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
+        value = np.ascontiguousarray(value)
+        if value.size < 1024:     # shapes and scalars stay inline
+            initializers.append(numpy_helper.from_array(value, name))
+            return name
+        tensor = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=value.shape,
+                             data_location=TensorProto.EXTERNAL)
+        for key, val in (("location", "pulse-in-memory"), ("offset", "0"),
+                         ("length", str(value.nbytes))):
+            entry = tensor.external_data.add()
+            entry.key, entry.value = key, val
+        initializers.append(tensor)
+        external[name] = value.astype(np.float32, copy=False)
         return name
 
     def op(kind: str, inputs: list[str], **attrs) -> str:
@@ -72,4 +88,4 @@ def build_encoder(weights: E5Weights) -> bytes:
         initializers)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
                               producer_name="pulse")
-    return model.SerializeToString()
+    return model.SerializeToString(), external

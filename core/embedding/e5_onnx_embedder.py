@@ -59,8 +59,11 @@ class E5OnnxEmbedder:
         options.log_severity_level = 3
         # idle workers sleep instead of spinning: an import must not starve the UI thread
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._session = ort.InferenceSession(build_encoder(weights), options,
-                                             providers=["CPUExecutionProvider"])
+        graph, external = build_encoder(weights)
+        # the session reads these arrays' memory: keep them alive as long as it
+        self._initializers = [ort.OrtValue.ortvalue_from_numpy(a) for a in external.values()]
+        options.add_external_initializers(list(external), self._initializers)
+        self._session = ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
         self._lock = threading.Lock()  # one run at a time keeps query latency predictable
 
     # -- public ------------------------------------------------------------------------------

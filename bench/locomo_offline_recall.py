@@ -9,6 +9,7 @@ inflate it); per question the share of its evidence turns found; averaged over q
 
     nice .venv/bin/python bench/locomo_to_chat.py --out /tmp/locomo-chat
     nice .venv/bin/python bench/locomo_offline_recall.py --chat /tmp/locomo-chat
+    nice .venv/bin/python bench/locomo_offline_recall.py --chat /tmp/locomo-chat --no-text-dates
 
 Vectors of texts the baseline already embedded are reused (the default embedder is
 batch-invariant, bit for bit, so this only saves time); query vectors are cached on disk
@@ -30,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import CACHE, CachingEmbedder, load_locomo, locomo_memory, locomo_now, scorer_with  # noqa: E402
 
 SOURCE_CAP = 20
+CACHE_TAG = ""
 TOP_K = 10
 
 
@@ -70,7 +72,7 @@ def offline_memory(conv, chat_dir: Path, baseline, log) -> object:
     from core.memory import Memory
     from core.store import records
 
-    path = CACHE / f"offline-{conv['sample_id']}-{code_digest()}.db"
+    path = CACHE / f"offline-{conv['sample_id']}-{code_digest()}{CACHE_TAG}.db"
     done = path.with_suffix(".ok")
     if path.exists() and done.exists():
         return Memory.open(path), json.loads(done.read_text())
@@ -117,7 +119,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--chat", default="/tmp/locomo-chat")
     ap.add_argument("--conversations", type=int, default=10)
+    ap.add_argument("--no-text-dates", action="store_true",
+                    help="date every event by its message (measures what dates from the text cost)")
     args = ap.parse_args()
+    if args.no_text_dates:
+        from core.ingest import dates
+
+        dates.resolve = lambda text, anchor_ts: None
+        global CACHE_TAG
+        CACHE_TAG = "-no-text-dates"
     from core.embedding.registry import get_embedder
 
     def log(s: str) -> None:

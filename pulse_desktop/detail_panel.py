@@ -122,7 +122,13 @@ class DetailPanel(QWidget):
         if ev["description"]:
             out.append(f"<p>{esc(ev['description'])}</p>")
         if ev["absorbed_into"]:
-            out.append("<p class=\"note\">Absorbed into "
+            into = conn.execute("SELECT provenance FROM events WHERE id = ?",
+                                (ev["absorbed_into"],)).fetchone()
+            # a distilled pattern absorbs its members; a later version of a message replaces
+            # what the earlier one said (core/ingest/pipeline.py Writer._supersede)
+            verb = ("Absorbed into the pattern" if into is None or into[0] == "memory_pattern"
+                    else "Replaced by the edited message's")
+            out.append(f"<p class=\"note\">{verb} "
                        + link("event", ev["absorbed_into"], f"event {ev['absorbed_into']}") + "</p>")
 
         emo = conn.execute("SELECT * FROM event_emotions WHERE event_id = ?", (event_id,)).fetchone()

@@ -230,3 +230,22 @@ def test_unavailable_api_shows_message(qtbot, session, monkeypatch):
     assert v.api is None
     assert not v.banner.isHidden() and "unavailable" in v.banner.text()
     assert not v.import_button.isEnabled()
+
+
+def test_detail_panel_says_an_event_was_replaced_by_an_edited_message(qtbot, session, tmp_path):
+    from core.ingest import ingest_files
+    from pulse_desktop.detail_panel import DetailPanel
+
+    path = tmp_path / "chat.jsonl"
+    row = {"id": "m1", "speaker": "Dana", "ts": "2023-05-08T13:56:00Z",
+           "text": "My sister Anna moved to Boston last week."}
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    ingest_files(session.memory, [path])
+    (old,) = [r[0] for r in session.memory.conn.execute("SELECT id FROM events")]
+    row["text"] = "My sister Anna moved to Chicago last week."
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    ingest_files(session.memory, [path])
+    panel = DetailPanel(session)
+    qtbot.addWidget(panel)
+    session.select("event", old)
+    assert "Replaced by the edited message's event" in panel.text()

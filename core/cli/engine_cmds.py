@@ -6,11 +6,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from core.cli.output import Progress, emit
 from core.errors import PulseError, ValidationError
+from core.files import read_input
 from core.memory import Memory, default_db_path, demo_corpus_path
 from core.scoring.state import parse_state_text
 
@@ -78,23 +78,12 @@ def query_options(args: argparse.Namespace) -> dict[str, Any]:
     options: dict[str, Any] = {"top_k": args.top_k, "scorer": args.scorer, "now": args.now,
                                "chain": args.chain, "domains": args.domains}
     if args.state:
-        options["state"] = parse_state_text(_read_input(args.state, "state"), args.state)
+        options["state"] = parse_state_text(read_input(args.state, what="state"), args.state)
     if args.settings:
         from core.scoring.settings import ScorerSettings
 
         options["settings"] = ScorerSettings.from_file(args.settings)
     return options
-
-
-def _read_input(name: str, what: str) -> str:
-    if name == "-":
-        return sys.stdin.read()
-    try:
-        return Path(name).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValidationError(f"{name}: cannot read the {what} file ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise ValidationError(f"{name}: the {what} file is not UTF-8 text") from None
 
 
 # -- handlers ---------------------------------------------------------------------------------
@@ -132,7 +121,7 @@ def _retrieve_batch(args: argparse.Namespace) -> int:
     allowed = {"query", "top_k", "scorer", "state", "now", "chain", "domains"}
     failed = 0
     with open_memory(args) as memory:
-        for number, line in enumerate(_read_input(args.batch, "batch").splitlines(), start=1):
+        for number, line in enumerate(read_input(args.batch, what="batch").splitlines(), start=1):
             if not line.strip():
                 continue
             try:

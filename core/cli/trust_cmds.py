@@ -9,6 +9,7 @@ from typing import Any
 
 from core.cli.output import emit
 from core.errors import PulseError
+from core.files import read_input
 from core.memory import Memory, default_db_path
 
 
@@ -193,21 +194,6 @@ def _context(args: argparse.Namespace):
         memory.close()
 
 
-def _read(name: str) -> str:
-    from pathlib import Path
-
-    from core.errors import ValidationError
-
-    if name == "-":
-        return sys.stdin.read()
-    try:
-        return Path(name).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValidationError(f"{name}: cannot read ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise ValidationError(f"{name}: not UTF-8 text") from None
-
-
 def _verdict_line(verdict: str, name: str) -> str:
     return f"  {verdict:<12}{name}"
 
@@ -216,7 +202,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from core.trust.guard import BLOCKED, check_text
 
     ctx = _context(args)
-    text = _read(args.file)
+    text = read_input(args.file)
     out = check_text(ctx, text, None if args.file == "-" else args.file)
     out.update(input=args.file, binding_corrections=len(ctx.corrections),
                journal_ok=not ctx.broken)

@@ -14,6 +14,7 @@ from typing import Any
 from core import beliefs
 from core.emotion.plutchik import EMOTIONS
 from core.errors import ValidationError, shown
+from core.files import read_text
 from core.store import records
 from core.store.commands import transaction
 
@@ -97,12 +98,7 @@ class _Checker:
 
 def load_corpus_file(path: str | Path) -> dict[str, Any]:
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValidationError(f"{path}: cannot read ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise ValidationError(f"{path}: not UTF-8 text") from None
+    text = read_text(path)
     try:
         data = json.loads(text)
     except ValueError as exc:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import ValidationError
+from core.files import read_text
 
 FORMATS = ("corpus", "chat", "chatgpt", "claude", "text", "obsidian")
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".text")
@@ -63,13 +64,14 @@ def parse_ts(value: Any, label: str) -> str:
     raise ValidationError(f"{label}: timestamp {value!r} is not ISO-8601")
 
 
-def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValidationError(f"{path}: cannot read ({exc.strerror})") from None
-    except UnicodeDecodeError as exc:
-        raise ValidationError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+def _conversations(path: Path, app: str) -> list[Any]:
+    """An export's conversations: a list of them, or one conversation on its own."""
+    data = _load_json(path, read_text(path))
+    if isinstance(data, dict):
+        data = [data]
+    if not isinstance(data, list):
+        raise ValidationError(f"{path}: a {app} export is a list of conversations")
+    return data
 
 
 def _load_json(path: Path, text: str) -> Any:
@@ -92,7 +94,7 @@ def detect_format(path: str | os.PathLike) -> str:
         return "obsidian"
     if not path.exists():
         raise ValidationError(f"{path}: no such file")
-    head = _read_text(path)
+    head = read_text(path)
     stripped = head.lstrip()
     if stripped.startswith("{") or stripped.startswith("["):
         try:
@@ -148,7 +150,7 @@ def paragraphs(text: str) -> list[str]:
 
 
 def parse_text(path: Path) -> list[Message]:
-    text = _read_text(path)
+    text = read_text(path)
     if "\x00" in text:
         raise ValidationError(f"{path}: line {text[:text.index(chr(0))].count(chr(10)) + 1}:"
                               " binary data in a text file")
@@ -205,7 +207,7 @@ def parse_obsidian(folder: Path) -> list[Message]:
     others: list[Path] = []
     root_meta: dict[str, Any] = {}
     for note in notes:
-        text = _read_text(note)
+        text = read_text(note)
         meta, body = _split_frontmatter(text)
         rel = note.relative_to(folder)
         folders = [p.lower() for p in rel.parts[:-1]]
@@ -267,7 +269,7 @@ def load_full_text(metadata: dict[str, Any] | str) -> str:
     path = meta.get("path")
     if not path:
         raise ValidationError("this observation has no file behind it")
-    _, body = _split_frontmatter(_read_text(Path(path)))
+    _, body = _split_frontmatter(read_text(Path(path)))
     return body
 
 
@@ -277,7 +279,7 @@ CHAT_KEYS = {"id", "speaker", "role", "text", "content", "ts", "timestamp", "con
 
 
 def parse_chat(path: Path) -> list[Message]:
-    text = _read_text(path)
+    text = read_text(path)
     stripped = text.lstrip()
     items: list[tuple[str, Any]] = []
     if stripped.startswith("["):
@@ -354,13 +356,8 @@ def _chatgpt_parts(content: Any, label: str) -> str:
 
 
 def parse_chatgpt(path: Path) -> list[Message]:
-    data = _load_json(path, _read_text(path))
-    if isinstance(data, dict):
-        data = [data]
-    if not isinstance(data, list):
-        raise ValidationError(f"{path}: a ChatGPT export is a list of conversations")
     out: list[Message] = []
-    for ci, conv in enumerate(data):
+    for ci, conv in enumerate(_conversations(path, "ChatGPT")):
         label = f"{path}: conversations[{ci}]"
         if not isinstance(conv, dict) or not isinstance(conv.get("mapping"), dict):
             raise ValidationError(f"{label}: field 'mapping' must be an object")
@@ -419,13 +416,8 @@ def parse_chatgpt(path: Path) -> list[Message]:
 # -- Claude conversations export -----------------------------------------------------------------
 
 def parse_claude(path: Path) -> list[Message]:
-    data = _load_json(path, _read_text(path))
-    if isinstance(data, dict):
-        data = [data]
-    if not isinstance(data, list):
-        raise ValidationError(f"{path}: a Claude export is a list of conversations")
     out: list[Message] = []
-    for ci, conv in enumerate(data):
+    for ci, conv in enumerate(_conversations(path, "Claude")):
         label = f"{path}: conversations[{ci}]"
         if not isinstance(conv, dict) or not isinstance(conv.get("chat_messages"), list):
             raise ValidationError(f"{label}: field 'chat_messages' must be a list")

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import PulseError, ValidationError, shown
+from core.files import read_text
 
 PROVIDERS = ("anthropic", "openai", "openai_compatible")
 REQUIRED = ("provider", "model", "api_key_env", "max_tokens", "temperature")
@@ -167,14 +168,11 @@ def load_router(path: str | Path | None = None, memory: Any = None) -> Router:
     path = Path(path) if path is not None else default_models_path(memory)
     if not path.is_file():
         raise PulseError(f"{path}: no models.json (set PULSE_MODELS_PATH or create it)")
+    text = read_text(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValidationError(f"{path}: line {exc.lineno}: not valid JSON ({exc.msg})") from None
-    except OSError as exc:
-        raise ValidationError(f"{path}: cannot read ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise ValidationError(f"{path}: not UTF-8 text") from None
     return parse_models(data, str(path))
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import PulseError, ValidationError
+from core.files import read_text
 from core.store.commands import execute, transaction
 from core.trust.corrections import conn_of, correct, writable
 
@@ -216,13 +217,7 @@ def read_ledger(path: str | Path) -> list[LedgerRow]:
     if path.is_dir():
         path = path / "events.jsonl" if (path / "events.jsonl").exists() else \
             path / ".memory-pulse" / "events.jsonl"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValidationError(f"{path}: cannot read ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise ValidationError(f"{path}: not UTF-8 text") from None
-    return parse_ledger(text, str(path))
+    return parse_ledger(read_text(path), str(path))
 
 
 # -- import -------------------------------------------------------------------------------------

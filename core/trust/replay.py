@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import PulseError, ValidationError
+from core.files import read_text
 from core.store import db, journal
 from core.store.changes import apply_changes
 
@@ -63,12 +64,7 @@ def export_journal(memory: Any, out: str | Path) -> dict[str, Any]:
 def read_export(path: str | Path) -> list[dict[str, Any]]:
     """Parse an exported journal into rows (payload re-serialised canonically)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValidationError(f"{path}: cannot read ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise ValidationError(f"{path}: not UTF-8 text") from None
+    text = read_text(path)
     rows: list[dict[str, Any]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():

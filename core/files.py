@@ -1,0 +1,28 @@
+"""Reading a person's file: the text, or one clear error that names the file (never a traceback).
+
+Every importer and command reads through here, so a missing file, a directory or a binary
+file says the same thing wherever it is given."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from core.errors import ValidationError
+
+
+def read_text(path: str | Path, *, what: str = "") -> str:
+    """UTF-8 text of `path`. `what` names the file's role in the message ("state")."""
+    role = f" the {what} file" if what else ""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValidationError(f"{path}: cannot read{role} ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        subject = f"the {what} file is not" if what else "not"
+        raise ValidationError(f"{path}: {subject} UTF-8 text (byte {exc.start})") from None
+
+
+def read_input(name: str, *, what: str = "") -> str:
+    """Like read_text, with "-" meaning standard input."""
+    return sys.stdin.read() if name == "-" else read_text(name, what=what)

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from core.embedding.batching import ProgressFn, l2_normalise
+from core.embedding.batching import ProgressFn, embed_in_batches, l2_normalise
 from core.embedding.e5_weights import E5Weights
 
 NAME = "onnx/multilingual-e5-small-q4"
@@ -70,19 +70,11 @@ class E5OnnxEmbedder:
 
     def embed_passages(self, texts: Sequence[str], progress: ProgressFn | None = None
                        ) -> np.ndarray:
-        texts = list(texts)
-        out = np.empty((len(texts), DIM), dtype=np.float32)
-        if not texts and progress:
-            progress(0, 0)
-        for start in range(0, len(texts), _CHUNK):
-            chunk = texts[start:start + _CHUNK]
-            out[start:start + len(chunk)] = self._embed(chunk, "passage: ")
-            if progress:
-                progress(start + len(chunk), len(texts))
-        return out
+        return embed_in_batches(lambda chunk: self._embed(chunk, "passage: "), texts, DIM,
+                                _CHUNK, progress)
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self._embed([text], "query: ")[0]
+        return l2_normalise(self._embed([text], "query: "))[0]
 
     def token_count(self, text: str, prefix: str = "passage: ") -> int:
         """Tokens fed for `text`, <s> and </s> included (before windowing)."""
@@ -91,6 +83,7 @@ class E5OnnxEmbedder:
     # -- internals ---------------------------------------------------------------------------
 
     def _embed(self, texts: list[str], prefix: str) -> np.ndarray:
+        """Mean-pooled vectors (not yet normalised), windows averaged by token count."""
         windows: list[tuple[int, list[int]]] = []   # (text index, content ids)
         for i, text in enumerate(texts):
             ids = self._tokenizer.content_ids(prefix + text)
@@ -105,7 +98,7 @@ class E5OnnxEmbedder:
                 weight = max(len(ids), 1)
                 sums[i] += weight * mean
                 weights[i] += weight
-        return l2_normalise(sums / weights[:, None])
+        return sums / weights[:, None]
 
     def _run(self, sequences: list[list[int]]) -> np.ndarray:
         """Mean of the last hidden state over each sequence's tokens (<s> and </s> included)."""

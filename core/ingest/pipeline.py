@@ -480,7 +480,7 @@ class Writer:
 
         # events
         seg_ids: list[int] = []
-        intensity: dict[int, float] = {}
+        deltas: dict[int, float] = {}      # entity -> intensity added (for salience)
         pooled: list[PoolItem] = []
         for k, seg in enumerate(ex.segments):
             event_id = next_event
@@ -518,7 +518,8 @@ class Writer:
                 if link is not None and link[0] not in {p for p, _, _ in parents}:
                     parents.append((link[0], "thematic", round(link[1], 4)))
                     counts.links += 1
-            intensity[event_id] = fields["intensity"]
+            for entity_id in dict.fromkeys(ents):
+                deltas[entity_id] = deltas.get(entity_id, 0.0) + fields["intensity"]
             _, event_changes = records.event_changes(
                 conn, fields, event_id=event_id, entities=ents, parents=parents,
                 evidence=[obs_id], emotions=prep.emotions[k], vectors=[prep.vectors[k]])
@@ -537,12 +538,6 @@ class Writer:
                 pooled.append(PoolItem(event_id, obs_id, vec, msg.speaker, set(topic),
                                        fields["intensity"], prep.descriptions[k], fields["ts"],
                                        ents, domain))
-        deltas: dict[int, float] = {}
-        for change in changes:
-            if change["t"] == "event_entities" and change["a"] == "insert":
-                row = change["row"]
-                deltas[row["entity_id"]] = deltas.get(row["entity_id"], 0.0) + intensity[
-                    row["event_id"]]
         if prep.version > 1 and seg_ids:
             changes.extend(self._supersede(msg, seg_ids[0], counts, deltas))
         changes.extend(self._salience_changes(deltas, inserted))

@@ -130,6 +130,9 @@ def test_similar_names_make_a_proposal_and_approval_merges(memory, tmp_path):
     linked = memory.conn.execute("SELECT COUNT(DISTINCT event_id) FROM event_entities WHERE"
                                  " entity_id = ?", (prop["keep_entity"],)).fetchone()[0]
     assert linked == 2
+    kept = memory.conn.execute("SELECT salience FROM entities WHERE id = ?",
+                               (prop["keep_entity"],)).fetchone()[0]
+    assert kept == pipeline.salience_of(pipeline.ranked_weight(memory.conn, [prop["keep_entity"]]))
     op = memory.conn.execute("SELECT op FROM journal WHERE seq = ?", (seq_before + 1,)).fetchone()
     assert op[0] == "entity.merge"
     assert memory.verify() == []

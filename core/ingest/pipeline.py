@@ -590,12 +590,10 @@ class Writer:
         weights, changes = self.store.weight, []
         for entity_id in sorted(deltas):
             if entity_id not in weights:
-                weights[entity_id] = 0.0 if entity_id in inserted else float(self.conn.execute(
-                    "SELECT COALESCE(SUM(e.intensity), 0) FROM event_entities x JOIN events e"
-                    " ON e.id = x.event_id WHERE x.entity_id = ? AND e.absorbed_into IS NULL",
-                    (entity_id,)).fetchone()[0])
+                weights[entity_id] = (0.0 if entity_id in inserted
+                                      else ranked_weight(self.conn, [entity_id]))
             weights[entity_id] = max(0.0, weights[entity_id] + deltas[entity_id])
-            salience = round(1.0 - math.exp(-weights[entity_id] / SALIENCE_SCALE), 4)
+            salience = salience_of(weights[entity_id])
             if entity_id in inserted:
                 inserted[entity_id]["salience"] = salience
                 continue
@@ -689,6 +687,20 @@ class Writer:
         counts.distilled += 1
         counts.absorbed += len(members)
         return event_id
+
+
+def salience_of(weight: float) -> float:
+    """An entity's salience from the summed intensity of the ranked events that mention it."""
+    return round(1.0 - math.exp(-weight / SALIENCE_SCALE), 4)
+
+
+def ranked_weight(conn: sqlite3.Connection, entity_ids: Sequence[int]) -> float:
+    """Σ intensity of the distinct ranked (not absorbed) events that mention any of these."""
+    marks = ", ".join("?" * len(entity_ids))
+    return float(conn.execute(
+        "SELECT COALESCE(SUM(intensity), 0) FROM events WHERE absorbed_into IS NULL AND id IN"
+        f" (SELECT event_id FROM event_entities WHERE entity_id IN ({marks}))",
+        list(entity_ids)).fetchone()[0])
 
 
 # -- public entry points --------------------------------------------------------------------------
@@ -947,6 +959,11 @@ def resolve_merge_proposal(memory: Any, proposal_id: int, approve: bool, *,
                 raise PulseError(f"merge proposal {proposal_id}: kinds differ "
                                  f"({keep['kind']} / {gone['kind']})")
             changes += _merge_changes(conn, keep, gone)
+            salience = salience_of(ranked_weight(conn, [keep_id, gone_id]))
+            if salience != keep["salience"]:
+                changes.append({"t": "entities", "a": "update", "pk": {"id": keep_id},
+                                "set": {"salience": salience},
+                                "old": {"salience": keep["salience"]}})
             for other in conn.execute(
                     "SELECT id FROM merge_proposals WHERE status = 'pending' AND id <> ? AND"
                     " (keep_entity = ? OR merge_entity = ?)", (proposal_id, gone_id, gone_id)):

@@ -192,19 +192,8 @@ def _bm25_columns(title_weight: float, desc_weight: float):
     from core.scoring import lexical
 
     def search(conn, query, limit, domains=None):
-        match = lexical.fts_query(query)
-        if match is None or limit <= 0:
-            return []
-        sql = (f"SELECT e.id, -bm25(events_fts, {title_weight}, {desc_weight}) AS score"
-               " FROM events_fts JOIN events e ON e.id = events_fts.rowid"
-               " WHERE events_fts MATCH ? AND e.absorbed_into IS NULL")
-        params: list[object] = [match]
-        if domains:
-            sql += f" AND e.domain IN ({', '.join('?' * len(domains))})"
-            params.extend(domains)
-        sql += " ORDER BY score DESC, e.id LIMIT ?"
-        params.append(limit)
-        return [(int(r[0]), float(r[1])) for r in conn.execute(sql, params)]
+        return lexical.bm25_search(conn, query, limit, domains,
+                                   column_weights=(title_weight, desc_weight))
 
     return search
 

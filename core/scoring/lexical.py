@@ -40,12 +40,15 @@ def fts_query(text: str) -> str | None:
 
 
 def bm25_search(conn: sqlite3.Connection, query: str, limit: int,
-                domains: Sequence[str] | None = None) -> list[tuple[int, float]]:
-    """(event id, BM25 score) best first; higher is better (FTS5's bm25() is negated)."""
+                domains: Sequence[str] | None = None,
+                column_weights: tuple[float, float] | None = None) -> list[tuple[int, float]]:
+    """(event id, BM25 score) best first; higher is better (FTS5's bm25() is negated).
+    column_weights (title, description) is for bench/locomo_quality.py's sweep."""
     match = fts_query(query)
     if match is None or limit <= 0:
         return []
-    sql = ("SELECT e.id, -bm25(events_fts) AS score FROM events_fts"
+    weights = "".join(f", {float(w)}" for w in column_weights or ())
+    sql = (f"SELECT e.id, -bm25(events_fts{weights}) AS score FROM events_fts"
            " JOIN events e ON e.id = events_fts.rowid"
            " WHERE events_fts MATCH ? AND e.absorbed_into IS NULL")
     params: list[object] = [match]

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
-from core.errors import InvariantError, shown
+from core.errors import InvariantError, ValidationError, shown
 
 # λ per day for each class; axioms never decay.
 DECAY_PER_DAY: dict[str, float] = {
@@ -69,3 +70,13 @@ def core_wound(current: dict[str, Any]) -> dict[str, Any]:
         "user_flag": 1,
         "provenance": "manual",
     }
+
+
+def domain_list(value: Iterable[str] | str) -> list[str]:
+    """"a,b" or ["a", "b"] -> the names, in the order given, each one a known domain."""
+    names = ([d.strip() for d in value.split(",") if d.strip()] if isinstance(value, str)
+             else list(value))
+    for d in names:
+        if d not in DOMAINS:
+            raise ValidationError(f"unknown domain {d!r} (one of {', '.join(DOMAINS)})")
+    return names

@@ -144,14 +144,15 @@ class Memory:
     def request(query: str, *, top_k: int = 10, scorer: str = "v3", state: Any = None,
                 now: datetime | str | None = None, chain: bool = False,
                 domains: Iterable[str] | str | None = None, settings: Any = None):
+        from core.beliefs import domain_list
         from core.scoring.scorer import Request, parse_iso
         from core.scoring.settings import DEFAULT_SETTINGS, ScorerSettings
         from core.scoring.state import UserState, parse_state
 
         if isinstance(now, str):
             now = parse_iso(now, "now")
-        if isinstance(domains, str):
-            domains = [d.strip() for d in domains.split(",") if d.strip()]
+        if domains is not None:
+            domains = domain_list(domains)
         if not isinstance(state, UserState):
             state = parse_state(state)
         if not isinstance(settings, ScorerSettings):

@@ -17,7 +17,7 @@ from typing import Any
 
 import networkx as nx
 
-from core.beliefs import DOMAINS
+from core.beliefs import DOMAINS, domain_list
 from core.errors import ValidationError
 
 ENTITY_PREFIX = "en:"
@@ -45,12 +45,7 @@ def parse_domains(domains: Iterable[str] | str | None) -> tuple[str, ...]:
     """None → every domain; "a,b" or ["a", "b"] → those, validated, in the canonical order."""
     if domains is None:
         return DOMAINS
-    if isinstance(domains, str):
-        domains = [d for d in (part.strip() for part in domains.split(",")) if d]
-    wanted = list(domains)
-    for d in wanted:
-        if d not in DOMAINS:
-            raise ValidationError(f"unknown domain {d!r} (one of {', '.join(DOMAINS)})")
+    wanted = domain_list(domains)
     if not wanted:
         raise ValidationError("no domain selected")
     return tuple(d for d in DOMAINS if d in wanted)

@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from core.beliefs import ANCHOR_DECAY_PER_DAY, DECAY_PER_DAY, DOMAINS
+from core.beliefs import ANCHOR_DECAY_PER_DAY, DECAY_PER_DAY, domain_list
 from core.errors import ValidationError
 from core.store import journal
 from core.trust.corrections import Correction, conn_of, list_corrections
@@ -63,12 +63,7 @@ def _validate(budget: Any, domains: Iterable[str] | str | None) -> tuple[int | N
     if domains is None:
         chosen = DEFAULT_DOMAINS
     else:
-        if isinstance(domains, str):
-            domains = [d.strip() for d in domains.split(",") if d.strip()]
-        chosen = tuple(domains)
-        for d in chosen:
-            if d not in DOMAINS:
-                raise ValidationError(f"unknown domain {d!r} (one of {', '.join(DOMAINS)})")
+        chosen = tuple(domain_list(domains))
         if not chosen:
             raise ValidationError("give at least one domain")
     return budget, chosen

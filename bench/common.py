@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import resource
 import sys
@@ -24,7 +25,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 LOCOMO = (Path(__file__).resolve().parents[1].parent / "shared/data/locomo/locomo10.json")
-CACHE = Path("/tmp/pulse-bench-cache")
+# PULSE_BENCH_CACHE moves it: several worktrees with different schema versions must not share
+# (a newer Pulse migrates a cached file that an older one then refuses to open)
+CACHE = Path(os.environ.get("PULSE_BENCH_CACHE", "/tmp/pulse-bench-cache"))
 DIM = 384
 # A fixed `now` for every synthetic measurement: results are reproducible.
 SYNTH_NOW = datetime(2026, 1, 1, 12, 0, 0, tzinfo=timezone.utc)

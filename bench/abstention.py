@@ -104,8 +104,9 @@ OFF_TOPIC = ("xqzv blorf quantum lasagna", "what is the capital of Australia",
 def empathic_evidence() -> tuple[dict[str, list[dict]], list[tuple[str, dict]]]:
     """Evidence of the empathic queries against their own memory, by half; and of a few
     off-topic queries against Nadia (illustration only, not calibrated on)."""
-    from core.memory import Memory
     from empathic_bench import EmpathicBench, load_queries
+
+    from core.memory import Memory
 
     doc = load_queries()
     bench = EmpathicBench(doc)

@@ -25,6 +25,7 @@ core.scoring.lexical inside this process only (core/ is not edited).
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 import time
@@ -265,6 +266,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--swap", action="store_true", help="exchange the halves (a check)")
     parser.add_argument("--quick", action="store_true",
                         help="2 conversations of the chosen half, the scorers only")
+    parser.add_argument("--settings", help="JSON object of scorer-setting overrides for every "
+                                           "scorer (e.g. the reverse check's own tuning)")
     parser.add_argument("--sweep", action="store_true",
                         help="the fusion-weight/alpha sweep (only with --half tune)")
     parser.add_argument("--context-sweep", action="store_true",
@@ -287,9 +290,12 @@ def main(argv: list[str] | None = None) -> None:
           f"(events), {n_q} questions (categories 1-4 with evidence); top_k={TOP_K}; "
           f"now = last session + 1 day")
 
+    overrides = json.loads(args.settings) if args.settings else None
+    if overrides:
+        print(f"Settings overridden: {json.dumps(overrides)}")
     main_results = {}
     for label, scorer, settings in MAIN:
-        main_results[label] = summary(bench.evaluate(scorer, settings))
+        main_results[label] = summary(bench.evaluate(scorer, overrides or settings))
         log(f"  {label}: recall@5 {main_results[label]['all']['r5']:.3f}")
     print("\nDefault settings, per category:")
     print_per_category(main_results)

@@ -105,10 +105,10 @@ def empathic_dumps() -> dict[bool, list[tuple[dict, dict]]]:
     return out
 
 
-def locomo_dump() -> list[tuple[dict, dict]]:
+def locomo_dump(swap: bool) -> list[tuple[dict, dict]]:
     from core.memory import Memory
 
-    bench = Bench(half_of(load_locomo(), "tune"))
+    bench = Bench(half_of(load_locomo(), "tune", swap))
     rows = []
     for conv, _memory, engine in bench.items:
         now = locomo_now(conv)
@@ -124,10 +124,12 @@ def locomo_dump() -> list[tuple[dict, dict]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--top", type=int, default=20)
+    parser.add_argument("--swap", action="store_true",
+                        help="tune on LoCoMo conversations 5-9 instead (the reverse check)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     emp = empathic_dumps()
-    loc = locomo_dump()
+    loc = locomo_dump(args.swap)
     log(f"  dumped {len(emp[True])} empathic and {len(loc)} LoCoMo queries "
         f"({time.perf_counter() - start:.0f} s)")
 
@@ -151,7 +153,8 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(((e + lo) / 2, e, lo, p))
     rows.sort(key=lambda r: (-r[0], -r[1]))
     print(f"Grid on the tuning halves ({len(emp[True])} empathic queries without chain mode, "
-          f"{len(loc)} LoCoMo questions of conversations 0-4); objective = mean of the two.\n")
+          f"{len(loc)} LoCoMo questions of conversations {'5-9' if args.swap else '0-4'}); "
+          f"objective = mean of the two.\n")
     print("| rank | objective | empathic recall@3 | LoCoMo recall@5 | w | α | β | γ | δ_date | hint |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for i, (obj, e, lo, p) in enumerate(rows[: args.top], start=1):

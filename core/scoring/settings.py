@@ -11,7 +11,6 @@ from typing import Any
 from core.beliefs import ANCHOR_DECAY_PER_DAY, DECAY_PER_DAY
 from core.errors import ValidationError
 
-
 # Temporal phrases (whole words) → the reference age in days (ENGINE §3, date factor).
 DATE_PHRASE_DAYS: dict[str, float] = {
     "today": 0, "yesterday": 1, "this week": 3, "recently": 3, "last few days": 3,

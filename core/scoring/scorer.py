@@ -27,7 +27,7 @@ from core.scoring import gates
 from core.scoring.chain import ChainCache, ancestors, chain_story, roots_first
 from core.scoring.evidence import Evidence, abstain_reason
 from core.scoring.index import DOMAIN_CODES, EventIndex, IndexCache
-from core.scoring.lexical import bm25_search, term_coverage
+from core.scoring.lexical import TermCounts, bm25_search, term_coverage
 from core.scoring.results import envelope, format_iso, results
 from core.scoring.settings import DEFAULT_SETTINGS, ScorerSettings
 from core.scoring.state import UserState
@@ -120,6 +120,7 @@ class Scorer:
         self._embedder = embedder
         self._indexes = IndexCache()
         self._chains = ChainCache()
+        self._term_counts = TermCounts()
 
     # -- public --------------------------------------------------------------------------
 
@@ -239,7 +240,8 @@ class Scorer:
         )
 
     def _evidence(self, ctx: _Context) -> Evidence:
-        coverage, found, words = term_coverage(self.conn, ctx.request.query, len(ctx.index))
+        coverage, found, words = term_coverage(self.conn, ctx.request.query, len(ctx.index),
+                                               self._term_counts, ctx.index.rev)
         return Evidence(max_cosine=ctx.c_max, median_cosine=ctx.median, term_coverage=coverage,
                         words_found=found, words=words, events=int(ctx.allowed.sum()),
                         calibrated=self.model == ctx.request.settings.abstain_model)

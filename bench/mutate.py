@@ -10,9 +10,10 @@ an arithmetic operator (+ −, × ÷, ** → ×), a comparison (< ≤, > ≥, ==
 boolean operator (and / or), a unary minus or `not` dropped, a number (n → n + 1 for whole
 numbers; x → 2x for others, 0 → 1), True / False, or a reducer swapped (median → mean,
 max ↔ min, maximum ↔ minimum). Strings, docstrings, annotations and the arguments of `raise`
-are left alone (messages are not formulas). The copy's tests (tests/test_scoring_formula.py,
-then tests/test_scorer.py; -x, so the first failure ends a run) decide: a mutant is killed when
-they fail (or time out), survives when they pass. The demo memory the tests use is built once
+are left alone (messages are not formulas). The copy's tests (tests/test_scoring_formula.py and
+tests/test_scorer.py; -x, so the first failure ends a run) decide: a mutant is killed when they
+fail (or time out), survives when they pass. The tests that exercise the mutated file run first
+(FOCUS); only when they pass does the whole set run. The demo memory the tests use is built once
 (PULSE_TEST_DEMO_DB). The survivors, with why each is harmless, are listed in docs/scoring.md.
 """
 
@@ -35,6 +36,23 @@ ROOT = Path(__file__).resolve().parents[1]
 TARGET = "core/scoring"
 TESTS = ("tests/test_scoring_formula.py", "tests/test_scorer.py")
 TIMEOUT_S = 900
+# A first, short run of the tests that exercise a file (most mutants die there); only its
+# survivors run the whole of TESTS, which decides.
+FOCUS = {
+    "chain.py": ["tests/test_scorer.py", "-k", "chain or why"],
+    "evidence.py": ["tests/test_scorer.py", "tests/test_scoring_formula.py", "-k",
+                    "abstain or coverage or why"],
+    "gates.py": ["tests/test_scoring_formula.py", "-k",
+                 "state or date or body or depletion or emotion"],
+    "index.py": ["tests/test_scoring_formula.py", "-k", "relevance or context or recency"],
+    "lexical.py": ["tests/test_scoring_formula.py", "tests/test_scorer.py", "-k",
+                   "coverage or pulse or abstain"],
+    "results.py": ["tests/test_scorer.py", "-k", "chain or breakdown or alias"],
+    "scorer.py": ["tests/test_scoring_formula.py"],
+    "settings.py": ["tests/test_scoring_formula.py"],
+    "state.py": ["tests/test_scorer.py", "tests/test_scoring_formula.py", "-k",
+                 "bad_options or body or state"],
+}
 
 SWAP_BIN = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult,
             ast.Pow: ast.Mult, ast.FloorDiv: ast.Div}
@@ -187,12 +205,13 @@ def build_demo(copy_root: Path, out: Path) -> None:
     subprocess.run([sys.executable, "-c", code, str(out)], cwd=copy_root, check=True)
 
 
-def run_tests(copy_root: Path, env: dict[str, str]) -> tuple[bool, float]:
+def run_tests(copy_root: Path, env: dict[str, str], tests: list[str] | tuple[str, ...] = TESTS
+              ) -> tuple[bool, float]:
     """(tests passed, seconds)."""
     start = time.perf_counter()
     try:
         proc = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
-                               *TESTS], cwd=copy_root, env=env, capture_output=True,
+                               *tests], cwd=copy_root, env=env, capture_output=True,
                               timeout=TIMEOUT_S)
         passed = proc.returncode == 0
     except subprocess.TimeoutExpired:
@@ -209,7 +228,11 @@ def worker(mutants: list[Mutant], workdir: Path, demo: Path, progress) -> None:
         original = target.read_text(encoding="utf-8")
         try:
             target.write_text(mutated_source(ROOT / m.file, m), encoding="utf-8")
-            passed, m.seconds = run_tests(copy_root, env)
+            focus = FOCUS.get(Path(m.file).name)
+            passed, m.seconds = run_tests(copy_root, env, focus) if focus else (True, 0.0)
+            if passed:  # the focused tests missed it: the whole set decides
+                passed, more = run_tests(copy_root, env)
+                m.seconds += more
             m.status = "survived" if passed else "killed"
         finally:
             target.write_text(original, encoding="utf-8")

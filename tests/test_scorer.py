@@ -359,6 +359,21 @@ def test_chain_never_crosses_a_domain_filter(memory: Memory) -> None:
     assert ids[2] in got and ids[3] in got
 
 
+def test_chain_order_follows_causes_not_dates(memory: Memory) -> None:
+    """A memory recorded later about something older: the cause is dated after its effect.
+    Roots first means the cause first, whatever the dates say."""
+    late_cause = add(memory, "Remembered in therapy: the flood took our house when I was six",
+                     days_ago=10)
+    early_effect = add(memory, "Afraid of rain since childhood, a fear of floods", days_ago=300)
+    records.link_events(memory.conn, actor="manual", parent_id=late_cause,
+                        child_id=early_effect)
+    for i in range(25):
+        add(memory, f"Shopping list number {i}: bread, milk, eggs", days_ago=30 + i)
+    out = memory.retrieve("afraid of rain and floods", scorer="pulse", now=NOW, top_k=3,
+                          chain=True)
+    assert [r["id"] for r in out["results"]][:2] == [late_cause, early_effect]
+
+
 def test_chain_respects_top_k_keeping_the_anchor_and_nearest_causes(memory: Memory) -> None:
     ids = chain_memory(memory)
     out = memory.retrieve("stage fright at the orchestra audition", scorer="pulse", now=NOW,

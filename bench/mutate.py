@@ -11,8 +11,8 @@ an arithmetic operator (+ −, × ÷, ** → ×), a comparison (< ≤, > ≥, ==
 boolean operator (and / or), a unary minus or `not` dropped, a number (n → n + 1 for whole
 numbers; x → 2x for others, 0 → 1), True / False, or a reducer swapped (median → mean,
 max ↔ min, maximum ↔ minimum). Strings, docstrings, annotations and the arguments of `raise`
-are left alone (messages are not formulas). The copy's tests (tests/test_scoring_formula.py and
-tests/test_scorer.py; -x, so the first failure ends a run) decide: a mutant is killed when they
+are left alone (messages are not formulas). The copy's tests (tests/test_scoring_chain.py,
+tests/test_scoring_formula.py and tests/test_scorer.py; -x, so the first failure ends a run) decide: a mutant is killed when they
 fail (or time out), survives when they pass. The tests that exercise the mutated file run first
 (FOCUS); only when they pass does the whole set run. The demo memory the tests use is built once
 (PULSE_TEST_DEMO_DB). The survivors, with why each is harmless, are listed in docs/scoring.md.
@@ -35,14 +35,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = "core/scoring"
-TESTS = ("tests/test_scoring_formula.py", "tests/test_scorer.py")
+TESTS = ("tests/test_scoring_chain.py", "tests/test_scoring_formula.py", "tests/test_scorer.py")
 TIMEOUT_S = 900
 # A first, short run of the tests that exercise a file (most mutants die there); only its
 # survivors run the whole of TESTS, which decides.
 FOCUS = {
-    "chain.py": ["tests/test_scorer.py", "-k", "chain or why"],
-    "evidence.py": ["tests/test_scorer.py", "tests/test_scoring_formula.py", "-k",
-                    "abstain or coverage or why"],
+    "chain.py": ["tests/test_scoring_chain.py", "tests/test_scorer.py", "-k", "chain or why or "
+                 "ancestors or roots or anchor or depth or story or rest or ranking or cyclic"],
+    "evidence.py": ["tests/test_scoring_chain.py", "tests/test_scorer.py", "-k",
+                    "abstain or abstention or why"],
     "gates.py": ["tests/test_scoring_formula.py", "-k",
                  "state or date or body or depletion or emotion"],
     "index.py": ["tests/test_scoring_formula.py", "-k", "relevance or context or recency"],

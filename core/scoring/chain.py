@@ -131,7 +131,8 @@ def chain_story(graph: ChainGraph, ranked: Sequence[int], seeds: int, top_k: int
     after = descendants(graph, anchor, depth, allowed)
     followers = [i for i in seed_list if i in after]
     by_nearness = sorted(causes, key=lambda i: (causes[i], -ts_of(i), i))
-    members = ([anchor] + by_nearness + followers)[:top_k]
+    # dict.fromkeys: on a damaged (cyclic) file an event can be both cause and follower
+    members = list(dict.fromkeys([anchor] + by_nearness + followers))[:top_k]
     story = roots_first(graph, members, ts_of)
     chosen = set(story)
     rest = [i for i in ranked if i not in chosen][: top_k - len(story)]

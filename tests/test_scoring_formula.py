@@ -396,3 +396,12 @@ def test_settings_keep_every_threshold() -> None:
                  "date_gap_near", "date_gap_far", "date_weight_near", "date_weight_far",
                  "date_phrase_days", "abstain_cosine", "abstain_coverage"):
         assert name in names
+
+
+@pytest.mark.parametrize("value,opens", [(0.5, True), (0.49, False)])
+def test_emotion_gate_and_hint_open_at_their_threshold(value: float, opens: bool) -> None:
+    state = parse_state({"mood_vector": {"fear": value}})
+    assert (gates.emotion_gate_vector(state, "the train station", S) is not None) is opens
+    hinted = S.with_overrides({"mood_hint": True})
+    assert (gates.mood_hint(state, hinted) is not None) is opens
+    assert gates.mood_hint(state, S) is None                     # the hint is off by default

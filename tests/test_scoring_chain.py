@@ -139,3 +139,9 @@ def test_abstention_rule_at_its_thresholds() -> None:
     assert "no event to search" in abstain_reason(ev(events=0, calibrated=False), S)
     assert ev().to_dict() == {"max_cosine": 0.5, "median_cosine": 0.1, "term_coverage": 0.0,
                               "words_found": 0, "words": 3, "events": 10, "calibrated": True}
+
+
+def test_the_rest_is_fixed_even_when_several_moves_are_needed() -> None:
+    g = graph((10, 11), (11, 12), (20, 21))
+    out = story(g, [12, 21, 11, 20, 10], anchor_top=0, top_k=5)
+    assert out.ordered == [10, 11, 12, 20, 21]

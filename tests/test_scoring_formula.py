@@ -405,3 +405,13 @@ def test_emotion_gate_and_hint_open_at_their_threshold(value: float, opens: bool
     hinted = S.with_overrides({"mood_hint": True})
     assert (gates.mood_hint(state, hinted) is not None) is opens
     assert gates.mood_hint(state, S) is None                     # the hint is off by default
+
+
+def test_bm25_ignores_function_words_and_opens_no_gate(demo_memory: Memory) -> None:
+    out = demo_memory.retrieve("the with of Biscuit", scorer="bm25", now=NOW, top_k=5)
+    assert out["gates"] == {"emotion": False, "state": None, "date_ref_days": None, "hint": None}
+    assert out["evidence"] is None and out["abstained"] is False
+    assert out["results"] and all("biscuit" in (r["title"] + r["text"]).lower()
+                                  for r in out["results"])
+    words = demo_memory.retrieve("what was it then", scorer="v2", now=NOW, abstain=False)
+    assert (words["evidence"]["words"], words["evidence"]["term_coverage"]) == (0, 0.0)

@@ -547,7 +547,9 @@ class PlaygroundView(QWidget):
         self.chain_check.setToolTip(help_for("chain") or "widen the list, then order it along "
                                     "the chains that link the ranked events, roots first")
         qf.addRow(self.chain_check)
-        self.compare_check = QCheckBox("Compare side by side (pulse ↔ dense, dense ↔ v2)")
+        self.compare_check = QCheckBox("Compare with a second scorer")
+        self.compare_check.setToolTip("pulse beside dense, dense beside v2, the baselines "
+                                      "beside pulse")
         self.compare_check.setChecked(True)
         qf.addRow(self.compare_check)
         self.abstain_check = QCheckBox("Say when nothing is relevant")
@@ -997,7 +999,7 @@ class PlaygroundView(QWidget):
     @staticmethod
     def _caption(out: dict[str, Any]) -> str:
         if out.get("abstained"):
-            return f"{out['scorer']} — nothing relevant (abstained)"
+            return f"{out['scorer']} — nothing relevant"
         return f"{out['scorer']} — {len(out['results'])} results"
 
     @staticmethod

@@ -130,7 +130,7 @@ def test_abstention_is_shown_plainly(qtbot, view, session):
     assert out["abstained"] is True and out["results"] == []
     assert view.abstain_label.isVisibleTo(view)
     assert view.abstain_label.text().startswith("Nothing relevant — the closest event's cosine")
-    assert "abstained" in view.main_caption.text()
+    assert view.main_caption.text() == "pulse — nothing relevant"
     assert view.model.rowCount() == 0
     view.abstain_check.setChecked(False)                       # rank anyway
     out = run(qtbot, view)

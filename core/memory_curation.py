@@ -185,7 +185,9 @@ class CurationOps:
                         strength=strength, kind=kind, actor=actor)
 
     def add_relation(self, source: str | int, target: str | int, kind: str, *,
-                     strength: float = 0.5, context: str = "", actor: str = "manual") -> int:
+                     strength: float = 0.5, context: str = "", actor: str = "manual"
+                     ) -> dict[str, int]:
+        """A relation a person states: {"relation": id, "seq": journal row}."""
         from core.curate.links import add_relation
 
         self._writable()

@@ -275,7 +275,8 @@ def test_chain_links_add_reweight_remove(mem: Memory) -> None:
 
 def test_relations_add_and_edit(mem: Memory) -> None:
     before = mem.digest()
-    rel = mem.add_relation("mark", "cafe", "regular at", strength=0.4, context="every Sunday")
+    rel = mem.add_relation("mark", "cafe", "regular at", strength=0.4,
+                           context="every Sunday")["relation"]
     row = mem.conn.execute("SELECT * FROM relations WHERE id = ?", (rel,)).fetchone()
     assert row["kind"] == "regular_at" and row["strength"] == 0.4
     undo_restores(mem, before, "relation.add")

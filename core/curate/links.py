@@ -96,8 +96,8 @@ def _no_twin(conn: sqlite3.Connection, a: int, b: int, kind: str, rel_id: int | 
 
 
 def add_relation(memory: Any, from_id: int, to_id: int, kind: str, *, strength: float = 0.5,
-                 context: str = "", actor: str = "manual") -> int:
-    """A relation a person states. Returns its id."""
+                 context: str = "", actor: str = "manual") -> dict[str, int]:
+    """A relation a person states. Returns {"relation": its id, "seq": the journal row}."""
     conn: sqlite3.Connection = memory.conn
     kind = _relation_kind(kind)
     with transaction(conn):
@@ -109,9 +109,9 @@ def add_relation(memory: Any, from_id: int, to_id: int, kind: str, *, strength: 
         row = {"id": rel_id, "from_entity": from_id, "to_entity": to_id, "kind": kind,
                "context": str(context).strip()[:MAX_CONTEXT], "strength": _strength(strength),
                "first_seen": None, "last_seen": None}
-        execute(conn, actor=actor, op="relation.add", subject=f"entity:{from_id}",
-                changes=[{"t": "relations", "a": "insert", "row": row}])
-    return rel_id
+        seq = execute(conn, actor=actor, op="relation.add", subject=f"entity:{from_id}",
+                      changes=[{"t": "relations", "a": "insert", "row": row}])
+    return {"relation": rel_id, "seq": seq}
 
 
 def edit_relation(memory: Any, relation_id: int, *, kind: str | None = None,

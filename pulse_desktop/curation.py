@@ -96,7 +96,7 @@ class Curator(QObject):
                                   (event_id,)).fetchone()
         emotions = dict(emo) if emo is not None else None
         dialog = EventEditDialog(event, emotions, None, self._parent(parent))
-        dialog.apply = lambda values: self.apply_event_edit(event_id, dialog, values)
+        dialog.calls["apply"] = lambda values: self.apply_event_edit(event_id, dialog, values)
         return self._show(dialog)
 
     def apply_event_edit(self, event_id: int, dialog: EventEditDialog,
@@ -153,7 +153,7 @@ class Curator(QObject):
                     else (values["other"], event_id))
             self.link(a, b, kind=values["kind"], strength=values["strength"], quiet=False)
 
-        dialog.apply = apply
+        dialog.calls["apply"] = apply
         return self._show(dialog)
 
     def link(self, parent_id: int, child_id: int, *, kind: str = "causal",

@@ -2,8 +2,13 @@
 domain), a merge with its preview, an alias split, a chain link, a relation, a floor.
 
 Each dialog says the invariant it enforces before the user hits it (a blue note at the top),
-and hands its values to an `apply` callback when OK is pressed: a refusal from the core shows
-in the dialog, which stays open; success closes it. Nothing here writes to the memory itself.
+and hands its values to an `apply` callback when OK is pressed: a refusal from the core
+shows in the dialog, which stays open; success closes it. Nothing here writes to the memory
+itself.
+
+Callbacks live in a dict (`calls`), and are never assigned as attributes: with PySide6 6.11.3
+setting a Python callable as an attribute of a QDialog (even through a property) makes its
+open() crash.
 """
 
 from __future__ import annotations
@@ -46,7 +51,9 @@ class CurationDialog(QDialog):
                  parent: QWidget | None = None, ok_text: str = "Save") -> None:
         super().__init__(parent)
         self.setWindowTitle(title)
-        self.apply = apply
+        self.calls: dict[str, Callable[..., Any]] = {}
+        if apply is not None:
+            self.calls["apply"] = apply
         self.invariant = QLabel(invariant)
         self.invariant.setObjectName("invariant")
         self.invariant.setWordWrap(True)
@@ -78,9 +85,9 @@ class CurationDialog(QDialog):
         self.error.show()
 
     def accept(self) -> None:
-        if self.apply is not None:
+        if "apply" in self.calls:
             try:
-                self.apply(self.values())
+                self.calls["apply"](self.values())
             except PulseError as exc:
                 self.fail(str(exc))
                 return
@@ -262,7 +269,7 @@ class MergeDialog(CurationDialog):
             "folds duplicates, and keeps the other's names as aliases. A fictional character is "
             "never merged with a real person. One step: Ctrl+Z undoes it.",
             apply, parent, ok_text="Merge")
-        self.preview_fn = preview
+        self.calls["preview"] = preview
         self.other = picker(entities, other)
         self.keep_this = QComboBox()
         self.keep_this.addItem(f"keep {name}", True)
@@ -284,7 +291,7 @@ class MergeDialog(CurationDialog):
             self.ok.setEnabled(False)
             return
         try:
-            out = self.preview_fn(other, self.keep_this.currentData())
+            out = self.calls["preview"](other, self.keep_this.currentData())
         except PulseError as exc:
             self.preview.setText(f"⚠ {exc}")
             self.ok.setEnabled(False)
@@ -315,7 +322,7 @@ class SplitAliasDialog(CurationDialog):
             "The alias becomes an entity of its own. The ticked events (those that name it) and "
             "the facts that name only it move to the new entity. One step: Ctrl+Z undoes it.",
             apply, parent, ok_text="Split")
-        self.preview_fn = preview
+        self.calls["preview"] = preview
         self.alias = QComboBox()
         self.alias.addItems(aliases)
         self.kind_box = choice_box(ENTITY_KINDS, kind)
@@ -333,7 +340,7 @@ class SplitAliasDialog(CurationDialog):
             self.ok.setEnabled(False)
             return
         try:
-            out = self.preview_fn(self.alias.currentText())
+            out = self.calls["preview"](self.alias.currentText())
         except PulseError as exc:
             self.fail(str(exc))
             self.ok.setEnabled(False)

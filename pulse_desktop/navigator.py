@@ -411,11 +411,26 @@ class NavigatorView(QWidget):
                                  DOMAIN_COLORS.get(r["domain"], "#888")))
                 if len(entities) >= LIMIT:
                     break
+        kept = {k: self.selected_ids(k) for k in ("event", "entity")}
         self.events.set_items(events)
         self.entities.set_items(entities)
         self._titles()
         if self.session.selection:
             self._on_selected(*self.session.selection)
+        self._reselect(kept)
+
+    def _reselect(self, kept: dict[str, list[int]]) -> None:
+        """A refresh (after a bulk edit, say) keeps the multi-selection that is still shown."""
+        for kind, view, model in (("event", self.event_view, self.events),
+                                  ("entity", self.entity_view, self.entities)):
+            if len(kept[kind]) < 2:
+                continue
+            selection = view.selectionModel()
+            for item in kept[kind]:
+                row = model.row_of(item)
+                if row is not None:
+                    selection.select(model.index(row, 0),
+                                     QItemSelectionModel.SelectionFlag.Select)
 
     def _titles(self) -> None:
         self.entity_title.setText(f"Entities · {len(self.entities.items)}")

@@ -145,7 +145,7 @@ class BeliefsView(QWidget):
 
         # -- actions ---------------------------------------------------------------------------
         self.pin_action = QAction("Pin as core wound", self)
-        self.pin_action.setIconText("Pin as core wound (Ctrl+P)")
+        self.pin_action.setIconText("Pin")
         self.pin_action.setShortcut(QKeySequence("Ctrl+P"))
         self.pin_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         self.pin_action.setToolTip(
@@ -189,7 +189,7 @@ class BeliefsView(QWidget):
         bar.addWidget(self.facts_box)
         bar.addWidget(self.pinned_box)
         edits = QHBoxLayout()
-        label = QLabel("Selected rows:")
+        label = QLabel("Selected:")
         label.setStyleSheet("color: #5b6678;")
         edits.addWidget(label)
         self.bulk_buttons: list[QToolButton] = []

@@ -128,6 +128,10 @@ def picker(items: list[tuple[int, str]], current: int | None = None) -> QComboBo
     return box
 
 
+def plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
 def picked(box: QComboBox) -> int | None:
     """The id of the item whose label is typed or chosen."""
     index = box.findText(box.currentText(), Qt.MatchFlag.MatchExactly)
@@ -196,6 +200,7 @@ class LinkDialog(CurationDialog):
         self.form.addRow("Direction", self.direction)
         self.form.addRow("Kind", self.kind)
         self.form.addRow("Strength", self.strength)
+        self.other.setFocus()
 
     def values(self) -> dict[str, Any]:
         return {"other": picked(self.other), "direction": self.direction.currentData(),
@@ -276,12 +281,15 @@ class MergeDialog(CurationDialog):
         self.keep_this.addItem("keep the other one", False)
         self.preview = QLabel()
         self.preview.setWordWrap(True)
+        self.preview.setMinimumHeight(64)
+        self.preview.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.form.addRow("Other entity", self.other)
         self.form.addRow("Keep", self.keep_this)
         self.form.addRow("What moves", self.preview)
         self.other.currentIndexChanged.connect(self.refresh)
         self.other.editTextChanged.connect(self.refresh)
         self.keep_this.currentIndexChanged.connect(self.refresh)
+        self.other.setFocus()
         self.refresh()
 
     def refresh(self, *_args) -> None:
@@ -297,11 +305,11 @@ class MergeDialog(CurationDialog):
             self.ok.setEnabled(False)
             return
         moves = out["moves"]
-        parts = [f"{moves['events']} event link(s)", f"{moves['relations']} relation(s)",
-                 f"{moves['facts']} fact(s)"]
+        parts = [plural(moves["events"], "event link"), plural(moves["relations"], "relation"),
+                 plural(moves["facts"], "fact")]
         folded = moves["relations_folded"] + moves["facts_folded"]
         text = (f"{out['gone']['name']} goes into {out['keep']['name']}: " + ", ".join(parts)
-                + (f"; {folded} duplicate(s) fold" if folded else "")
+                + (f"; {plural(folded, 'duplicate')} fold" if folded else "")
                 + (f"; new aliases: {', '.join(out['aliases_added'])}" if out["aliases_added"]
                    else "") + ".")
         if out.get("note"):
@@ -415,6 +423,8 @@ class FloorDialog(CurationDialog):
         self.warning.setWordWrap(True)
         self.form.addRow("", self.warning)
         self.spin.valueChanged.connect(self._check)
+        self.spin.setFocus()
+        self.spin.selectAll()
         self._check()
 
     def _check(self, *_args) -> None:

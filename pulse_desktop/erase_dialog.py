@@ -30,8 +30,19 @@ from pulse_desktop.session import MemorySession
 
 CONFIRM_WORD = "erase"
 GROUPS = {"entity": "Entity", "fact": "Facts", "relation": "Relations", "event": "Events",
-          "observation": "Conversations and notes quoting it", "glossary": "Glossary terms",
+          "observation": "Conversations and notes", "glossary": "Glossary terms",
           "correction": "Corrections", "merge_proposal": "Merge proposals"}
+NOUNS = {"entity": ("entity", "entities"), "fact": ("fact", "facts"),
+         "relation": ("relation", "relations"), "event": ("event", "events"),
+         "observation": ("conversation or note", "conversations and notes"),
+         "glossary": ("glossary term", "glossary terms"),
+         "correction": ("correction", "corrections"),
+         "merge_proposal": ("merge proposal", "merge proposals")}
+
+
+def counted(kind: str, n: int) -> str:
+    one, many = NOUNS.get(kind, (kind, kind))
+    return f"{n} {one if n == 1 else many}"
 REF_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
@@ -49,7 +60,7 @@ class EraseDialog(QDialog):
         self.job: workers.Job | None = None
         self.preview: dict[str, Any] = {}
         self.setWindowTitle(f"Erase {title}")
-        self.setMinimumSize(620, 520)
+        self.setMinimumSize(640, 620)
 
         heading = QLabel(f"<b>Erase {title}</b>")
         heading.setTextFormat(Qt.TextFormat.RichText)
@@ -58,11 +69,17 @@ class EraseDialog(QDialog):
                          "erased, and when) and from every later export.")
         warning.setObjectName("danger")
         warning.setWordWrap(True)
-        self.cascade_box = QCheckBox("Everything about them: the events linked to them or naming "
-                                     "them, the conversations quoting them, their facts, "
-                                     "relations, merge proposals, glossary terms and corrections")
+        self.cascade_box = QCheckBox("Everything about them")
         self.cascade_box.setChecked(cascade)
         self.cascade_box.setVisible(can_cascade)
+        self.cascade_note = QLabel("The events linked to them or naming them, the conversations "
+                                   "and notes quoting them, their facts and relations, merge "
+                                   "proposals, glossary terms and corrections. Untick what must "
+                                   "stay.")
+        self.cascade_note.setWordWrap(True)
+        self.cascade_note.setStyleSheet("color: #5b6678;")
+        self.cascade_note.setVisible(can_cascade)
+        self.cascade_box.toggled.connect(self.cascade_note.setEnabled)
         self.cascade_box.toggled.connect(lambda _on: self._reset_keep())
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["What goes", "Why"])
@@ -94,7 +111,8 @@ class EraseDialog(QDialog):
         self.erase_button.clicked.connect(self.start)
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
-        for w in (heading, warning, self.cascade_box, self.tree, self.summary, self.mentions):
+        for w in (heading, warning, self.cascade_box, self.cascade_note, self.tree, self.summary,
+                  self.mentions):
             layout.addWidget(w, 1 if w is self.tree else 0)
         layout.addLayout(confirm_row)
         for w in (self.busy, self.error, self.buttons):
@@ -170,13 +188,15 @@ class EraseDialog(QDialog):
         self.tree.blockSignals(False)
         counts = self.preview.get("counts", {})
         rows = sum(self.preview.get("rows", {}).values())
-        self.summary.setText("Will erase " + ", ".join(
-            f"{n} {GROUPS.get(k, k).lower().split(' ')[0]}" for k, n in counts.items())
-            + f" — {rows} rows in all, with their vectors, emotions, links and search index.")
+        self.summary.setText("Will erase " + ", ".join(counted(k, n) for k, n in counts.items())
+                             + f" — {rows} rows in all, with their vectors, emotions, links "
+                             "and search index.")
         mentions = self.preview.get("kept_mentions", [])
         if mentions and self.preview.get("names"):
-            self.mentions.setText(f"{len(mentions)} item(s) you keep still name "
-                                  f"{self.preview['names'][0]}; their text stays in the memory.")
+            n = len(mentions)
+            self.mentions.setText(f"{n} item{'s' if n != 1 else ''} you keep still "
+                                  f"name{'s' if n == 1 else ''} {self.preview['names'][0]}; "
+                                  f"{'its' if n == 1 else 'their'} text stays in the memory.")
         self.mentions.setVisible(bool(mentions))
         self._update_button()
 

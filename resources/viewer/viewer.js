@@ -443,7 +443,9 @@
     searchMatches = searchText ? searchMatchIds(searchText) : null;
     searchHood = searchMatches ? neighbourhood(searchMatches) : null;
     updateHighlight();
-    return applyVisibility();
+    var count = applyVisibility();
+    if (searchMatches && count) fitVisible();
+    return count;
   }
 
   // -- clustering: one summary node per domain (our own, not vis clustering: fast at 20k) ----
@@ -856,8 +858,16 @@
     hostMatches = Array.isArray(spec.highlight) ? spec.highlight.map(String) : null;
     hostHood = hostMatches ? neighbourhood(hostMatches) : null;
     updateHighlight();
-    return applyVisibility();
+    var count = applyVisibility();
+    if (hostMatches && count) fitVisible();
+    return count;
   };
+  function fitVisible() {       // a search shows what it found, and what is next to it
+    var ids = viewer.visibleNodeIds();
+    if (ids.length && ids.length < data.nodes.length) {
+      network.fit({ nodes: ids, animation: large ? false : { duration: 300 } });
+    }
+  }
   viewer.highlightedIds = function () { return Array.from(highlighted).sort(); };
   viewer.setTimeRange = function (start, end) {
     var a = toMs(start), b = toMs(end);

@@ -20,7 +20,7 @@ def test_the_readme_python_example_runs(demo_db: Path, tmp_path: Path, capsys) -
                     encoding="utf-8")
     code = (code.replace('"nadia.db"', repr(str(db))).replace('"chats.json"', repr(str(chat)))
             .replace('"nadia.html"', repr(str(tmp_path / "nadia.html")))
-            .replace('"resources/', repr(str(ROOT / "resources"))[:-1] + '/'))
+            .replace('"resources/', '"' + str(ROOT / "resources") + "/"))
     exec(compile(code, "README.md", "exec"), {})
     out = capsys.readouterr().out
     assert "CORRECTIONS" in out                              # the brief was printed

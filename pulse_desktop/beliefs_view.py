@@ -158,8 +158,13 @@ class BeliefsView(QWidget):
         self.redo_action = session.undo_stack.createRedoAction(self, "Redo")
 
         self.class_menu = QMenu("Class", self)
+        self.class_menu.setToolTipsVisible(True)
         for cls in BELIEF_CLASSES:
             act = self.class_menu.addAction(CLASS_NAMES[cls])
+            if cls == "axiom":
+                act.setToolTip(f"An axiom never decays, is never archivable and keeps a floor "
+                               f"of at least 0.5: rows that break that are refused. Pin as core "
+                               f"wound (Ctrl+P) sets it all at once (floor ≥ {CORE_WOUND_FLOOR}).")
             act.triggered.connect(lambda _=False, c=cls: self.bulk_set("belief_class", c))
         self.domain_menu = QMenu("Domain", self)
         for dom in DOMAINS:

@@ -347,3 +347,24 @@ def test_bulk_erase_from_the_beliefs_table(qtbot, window):
         QTest.mouseClick(dialog.erase_button, Qt.MouseButton.LeftButton)
     assert all(one(window, "SELECT 1 FROM events WHERE id = ?", i) is None for i in ids)
     assert beliefs.model.rowCount() == 197 + 51 - 2
+
+
+def test_approving_a_merge_proposal_in_the_ingest_tab_is_undoable(qtbot, window):
+    from core.store.commands import execute  # a proposal as the importer would write it
+
+    erik, zoya = entity(window, "p_erik"), entity(window, "p_zoya")
+    execute(window.session.memory.conn, actor="import", op="merge.propose",
+            subject=f"entity:{erik}", changes=[{"t": "merge_proposals", "a": "insert", "row": {
+                "id": 1, "keep_entity": erik, "merge_entity": zoya, "similarity": 0.8,
+                "status": "pending", "reason": ""}}])
+    before = window.session.memory.digest()
+    window.show_tab("Ingest")
+    ingest = window.tab("Ingest")
+    ingest.refresh_proposals()
+    ingest.proposals.selectRow(0)
+    with qtbot.waitSignal(ingest.proposalResolved, timeout=10_000):
+        ingest.resolve_selected(True)
+    assert one(window, "SELECT 1 FROM entities WHERE id = ?", zoya) is None
+    ctrl_z(window)
+    assert window.session.memory.digest() == before
+    assert one(window, "SELECT status FROM merge_proposals WHERE id = 1")[0] == "pending"

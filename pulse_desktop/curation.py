@@ -170,8 +170,13 @@ class Curator(QObject):
                 raise
             self.session.message.emit(f"Not linked: {exc}")
             return str(exc)
-        self.session.message.emit(f"{text} ({kind}, {strength:.2f}) — Ctrl+Z undoes it; "
-                                  "re-weight it in the detail panel")
+        when = dict(self.conn.execute("SELECT id, ts FROM events WHERE id IN (?, ?)",
+                                      (parent_id, child_id)).fetchall())
+        later = when.get(parent_id, "") > when.get(child_id, "~")
+        self.session.message.emit(f"{text} ({kind}, {strength:.2f})"
+                                  + (" — note: the cause is dated after its effect" if later
+                                     else "")
+                                  + " — Ctrl+Z undoes it; re-weight it in the detail panel")
         return None
 
     def edit_link(self, parent_id: int, child_id: int,

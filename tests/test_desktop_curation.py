@@ -368,3 +368,26 @@ def test_approving_a_merge_proposal_in_the_ingest_tab_is_undoable(qtbot, window)
     ctrl_z(window)
     assert window.session.memory.digest() == before
     assert one(window, "SELECT status FROM merge_proposals WHERE id = 1")[0] == "pending"
+
+
+def test_erase_a_fact_and_a_relation_from_the_detail_panel(qtbot, window):
+    fact = one(window, "SELECT id, text FROM facts ORDER BY id LIMIT 1")
+    window.session.select("fact", fact[0])
+    dialog = window.detail.erase()
+    assert not dialog.cascade_box.isVisible()
+    assert [i["ref"] for i in dialog.preview["items"]] == [f"fact:{fact[0]}"]
+    QTest.keyClicks(dialog.confirm, "erase")
+    with qtbot.waitSignal(dialog.erased, timeout=120_000):
+        QTest.mouseClick(dialog.erase_button, Qt.MouseButton.LeftButton)
+    assert one(window, "SELECT 1 FROM facts WHERE id = ?", fact[0]) is None
+    assert fact[1] not in window.detail.text()
+    rel = one(window, "SELECT id, from_entity FROM relations ORDER BY id LIMIT 1")
+    window.session.select("entity", rel[1])
+    window.detail._follow(QUrl(f"pulse-act://erase-relation/{rel[0]}"))
+    dialog = curator(window.session).dialog
+    assert dialog.preview["counts"] == {"relation": 1}
+    QTest.keyClicks(dialog.confirm, "erase")
+    with qtbot.waitSignal(dialog.erased, timeout=120_000):
+        QTest.mouseClick(dialog.erase_button, Qt.MouseButton.LeftButton)
+    assert one(window, "SELECT 1 FROM relations WHERE id = ?", rel[0]) is None
+    assert window.session.memory.verify() == []

@@ -168,6 +168,8 @@ class BeliefsModel(QAbstractTableModel):
                 return QBrush(QColor(CLASS_COLORS.get(row["belief_class"], "#1f2733")))
             if col == COL_DOMAIN:
                 return QBrush(QColor(DOMAIN_COLORS.get(row["domain"], "#1f2733")))
+            if col == COL_PINNED:
+                return QBrush(QColor(("#1f2733", "#5f6b7a", "#b03a48")[pinned_rank(row)]))
             if not is_event:
                 return QBrush(QColor("#6b7585"))
         if role == Qt.ItemDataRole.FontRole and col == COL_CLASS and row["belief_class"] == "axiom":
@@ -203,7 +205,7 @@ class BeliefsModel(QAbstractTableModel):
         if col == COL_PROVENANCE:
             return (row["provenance"] or "").replace("_", " ")
         if col == COL_PINNED:
-            return ("", "📌 pinned", "📌 core wound")[pinned_rank(row)]
+            return ("", "pinned", "core wound")[pinned_rank(row)]
         return None  # the two flags show as check boxes
 
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:

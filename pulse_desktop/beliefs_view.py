@@ -127,12 +127,15 @@ class BeliefsView(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(26)
         self.table.setWordWrap(False)
         header = self.table.horizontalHeader()
-        header.setStretchLastSection(False)
+        # the title keeps a readable width (the table scrolls sideways when the window is
+        # narrow); Pinned sits with the other belief flags, Provenance last takes what is left
+        header.setStretchLastSection(True)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(COL_TITLE, QHeaderView.ResizeMode.Stretch)
-        for col, width in ((COL_KIND, 44), (COL_KEY, 64), (COL_DATE, 84), (COL_DOMAIN, 108),
-                           (COL_CLASS, 96), (COL_FLOOR, 48), (COL_ARCHIVABLE, 90),
-                           (COL_FLAG, 62), (COL_PROVENANCE, 112), (COL_PINNED, 104)):
+        header.moveSection(header.visualIndex(COL_PINNED), header.visualIndex(COL_FLOOR) + 1)
+        for col, width in ((COL_KIND, 44), (COL_KEY, 64), (COL_TITLE, 220), (COL_DATE, 84),
+                           (COL_DOMAIN, 108), (COL_CLASS, 96), (COL_FLOOR, 48),
+                           (COL_ARCHIVABLE, 90), (COL_FLAG, 62), (COL_PROVENANCE, 112),
+                           (COL_PINNED, 90)):
             self.table.setColumnWidth(col, width)
         self.table.setItemDelegateForColumn(COL_CLASS, ChoiceDelegate(BELIEF_CLASSES, CLASS_NAMES, self))
         self.table.setItemDelegateForColumn(COL_DOMAIN, ChoiceDelegate(DOMAINS, DOMAIN_NAMES, self))

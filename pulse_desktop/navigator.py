@@ -344,9 +344,10 @@ class NavigatorView(QWidget):
 
     def refresh(self) -> None:
         """Push the filter widgets to the session (every view follows), then fill the lists."""
-        if self.session.memory is not None:
-            self.session.set_filter(kind=self.kind.currentData(), domain=self.domain.currentData(),
-                                    belief_class=self.cls.currentData(), text=self.search.text())
+        if self.session.memory is not None and self.session.set_filter(
+                kind=self.kind.currentData(), domain=self.domain.currentData(),
+                belief_class=self.cls.currentData(), text=self.search.text()):
+            return                     # `filtered` has repopulated the lists
         self._populate()
 
     def _populate(self, *_args) -> None:

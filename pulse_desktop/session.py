@@ -88,16 +88,18 @@ class MemorySession(QObject):
 
     # -- one filter for every view ------------------------------------------------------------
     def set_filter(self, *, kind: str | None = None, domain: str | None = None,
-                   belief_class: str | None = None, text: str = "") -> None:
-        """The navigator's filter; every view shows what passes (see core/filters.py)."""
+                   belief_class: str | None = None, text: str = "") -> bool:
+        """The navigator's filter; every view shows what passes (see core/filters.py).
+        Returns whether it changed (and `filtered` was emitted)."""
         wanted = {k: v for k, v in (("kind", kind), ("domain", domain),
                                     ("belief_class", belief_class),
                                     ("text", (text or "").strip())) if v}
         if wanted == self.item_filter and (self.filter_result is not None) == bool(wanted):
-            return
+            return False
         self.item_filter = wanted
         self._compute_filter()
         self.filtered.emit(self.filter_result)
+        return True
 
     def _compute_filter(self) -> None:
         result = None

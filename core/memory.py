@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -129,12 +130,19 @@ class Memory:
             self._scorer = Scorer(self.conn, self.embedding_model, self.embedder)
         return self._scorer
 
-    def retrieve(self, query: str, **options: Any) -> dict[str, Any]:
+    def retrieve(self, query: str, *, log: str | None = None, tool: str = "retrieve",
+                 **options: Any) -> dict[str, Any]:
         """Ranked events with their breakdown (the `pulse retrieve --json` shape).
 
         options: top_k, scorer, state (UserState or dict), now (datetime or ISO), chain,
-        domains, settings (ScorerSettings or dict of overrides)."""
-        return self.scorer.retrieve(self.request(query, **options))
+        domains, settings (ScorerSettings or dict of overrides). With `log` (the client's name:
+        "cli", or the MCP client's) the answer is written to the recall log as `tool`."""
+        out = self.scorer.retrieve(self.request(query, **options))
+        if log is not None:
+            request = {k: v for k, v in options.items() if k not in ("state", "settings")}
+            self.log_recall(tool, log, query=query, state=options.get("state"),
+                            request=request, output=out)
+        return out
 
     def explain(self, event: str | int, query: str, **options: Any) -> dict[str, Any]:
         event_id = records.resolve_event(self.conn, event)
@@ -161,25 +169,124 @@ class Memory:
                        chain=bool(chain), domains=tuple(domains) if domains else None,
                        settings=settings)
 
-    # -- edits -------------------------------------------------------------------------------
+    # -- the recall log (core/trust/recall_log.py) ---------------------------------------------
 
-    def set_belief(self, event: str | int, *, actor: str = "manual", **fields: Any) -> int | None:
+    def log_recall(self, tool: str, client: str, *, query: str = "", state: Any = None,
+                   request: dict[str, Any] | None = None, output: dict[str, Any] | None = None,
+                   now: datetime | str | None = None) -> int | None:
+        """Record one served read (recall, brief, get_event, retrieve); None when the log is
+        off for this memory (or the memory is open read-only)."""
+        from core.trust import recall_log
+
+        if self.read_only:
+            return None
+        return recall_log.record(self.conn, tool=tool, client=client, query=query, state=state,
+                                 request=request, output=output, now=now)
+
+    def recalls(self, *, since: str | None = None, limit: int | None = None,
+                event: str | int | None = None, full: bool = False,
+                now: datetime | str | None = None) -> list[dict[str, Any]]:
+        """Recall records, newest first; `since` is ISO or a span ("7d", "12h")."""
+        from core.trust import recall_log
+
+        event_id = records.resolve_event(self.conn, event) if event is not None else None
+        return recall_log.list_records(self.conn, since=recall_log.parse_since(since, now),
+                                       limit=limit, event_id=event_id, full=full, now=now)
+
+    def recall_record(self, log_id: int) -> dict[str, Any]:
+        """One record with its ranked results and breakdowns as recorded."""
+        from core.trust import recall_log
+
+        return recall_log.get_record(self.conn, log_id)
+
+    def recall_summary(self, event: str | int, *, now: datetime | str | None = None
+                       ) -> dict[str, Any] | None:
+        """"recalled 7 times, last on 2026-11-20 for 'feeling abandoned'" (as "line"), or None."""
+        from core.trust import recall_log
+
+        return recall_log.event_summary(self.conn, records.resolve_event(self.conn, event), now)
+
+    def recall_moments(self, *, now: datetime | str | None = None) -> list[dict[str, Any]]:
+        from core.trust import recall_log
+
+        return recall_log.moments(self.conn, now)
+
+    def recall_log_settings(self) -> dict[str, Any]:
+        from core.trust import recall_log
+
+        return recall_log.settings(self.conn)
+
+    def set_recall_log(self, *, enabled: bool | None = None, retention_days: int | None = None,
+                       actor: str = "manual", now: datetime | str | None = None
+                       ) -> dict[str, Any]:
+        """Switch the recall log on/off for this memory and/or set its retention (journaled);
+        records past the new retention are purged at once."""
+        from core.trust import recall_log
+
+        self._writable()
+        return recall_log.set_settings(self.conn, enabled=enabled, retention_days=retention_days,
+                                       actor=actor, now=now)
+
+    def brief(self, budget: int | None = None, *, now: datetime | str | None = None,
+              domains: Iterable[str] | str | None = None, log: str | None = None
+              ) -> dict[str, Any]:
+        """The session brief (JOURNAL §3); with `log` (the client's name) it is logged."""
+        from core.trust.brief import brief
+
+        out = brief(self, budget, now=now, domains=domains)
+        if log is not None:
+            self.log_recall("brief", log, request={"budget": budget}, output=out)
+        return out
+
+    def forget(self, ref: str, *, actor: str = "manual") -> dict[str, Any]:
+        """Erase an event, entity or observation everywhere — the recall log included — then
+        compact the file (JOURNAL §1; core/trust/forget.py)."""
+        from core.trust.forget import forget
+
+        self._writable()
+        return forget(self, ref, actor=actor)
+
+    # -- watching for other processes' changes --------------------------------------------------
+
+    def change_marks(self) -> tuple[int, int]:
+        """(journal head seq, newest recall record id): both move on any change another process
+        makes that a view shows — every memory change is a journal row, every logged read a
+        recall record. Two indexed lookups (see docs/reliability.md for why this is polled)."""
+        from core.trust import recall_log
+
+        return journal.head(self.conn)[0], recall_log.head(self.conn)
+
+    @contextmanager
+    def atomic(self) -> Iterator[Memory]:
+        """Several edits as one transaction: all land, or (on any error) none does."""
+        self._writable()
+        with transaction(self.conn):
+            yield self
+
+    # -- edits -------------------------------------------------------------------------------
+    # `expect`: the fields as the caller last saw them. When another program has changed any of
+    # them since, nothing is written and ConflictError says what changed (an app's undo/redo
+    # must not silently overwrite another process's edit).
+
+    def set_belief(self, event: str | int, *, actor: str = "manual",
+                   expect: dict[str, Any] | None = None, **fields: Any) -> int | None:
         self._writable()
         return records.set_belief(self.conn, records.resolve_event(self.conn, event),
-                                  actor=actor, **fields)
+                                  actor=actor, expect=expect, **fields)
 
     def set_fact_belief(self, fact_id: int, *, actor: str = "manual",
-                        **fields: Any) -> int | None:
+                        expect: dict[str, Any] | None = None, **fields: Any) -> int | None:
         """Edit a fact's belief fields (class, floor, archivable, domain, provenance)."""
         self._writable()
         if isinstance(fact_id, bool) or not isinstance(fact_id, int):
             raise PulseError(f"a fact id is a whole number, got {fact_id!r}")
-        return records.set_fact_belief(self.conn, fact_id, actor=actor, **fields)
+        return records.set_fact_belief(self.conn, fact_id, actor=actor, expect=expect, **fields)
 
-    def pin(self, event: str | int, *, actor: str = "manual") -> int | None:
+    def pin(self, event: str | int, *, actor: str = "manual",
+            expect: dict[str, Any] | None = None) -> int | None:
         self._writable()
         return records.pin_core_wound(self.conn, records.resolve_event(self.conn, event),
-                                      actor=actor)
+                                      actor=actor, expect=expect)
 
     def event(self, event: str | int) -> dict[str, Any]:
         event_id = records.resolve_event(self.conn, event)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections import defaultdict
 from typing import Any
 
@@ -29,6 +30,7 @@ from core.errors import PulseError
 from core.store import journal
 from core.store.changes import decode_value, table_keys
 from core.store.commands import execute, transaction
+from core.trust import recall_log
 from core.trust.corrections import writable
 
 KINDS = ("event", "entity", "observation")
@@ -388,6 +390,7 @@ def forget(memory: Any, ref: str, *, actor: str = "manual", vacuum: bool = True
         counts = {t: len(rows) for t, rows in plan.rows.items() if rows}
         redacted = _redact_journal(conn, plan, texts)
         scrubbed = _scrub_bookkeeping(conn, plan, texts)
+        recalls = recall_log.erase(conn, plan.events, texts)
         seq = execute(conn, actor=actor, op="forget", subject=f"{kind}:{row_id}",
                       changes=changes,
                       extra={"forget": {"kind": kind, "id": row_id, "rows": counts,
@@ -396,18 +399,37 @@ def forget(memory: Any, ref: str, *, actor: str = "manual", vacuum: bool = True
         conn.execute("INSERT INTO facts_fts(facts_fts) VALUES('rebuild')")
     vacuumed = compact(conn) if vacuum else False
     return {"forgot": f"{kind}:{row_id}", "rows": counts, "redacted_journal_rows": redacted,
-            "journal_seq": seq, "scrubbed_jobs": scrubbed, "vacuumed": vacuumed}
+            "journal_seq": seq, "scrubbed_jobs": scrubbed, "recall_records_changed": recalls,
+            "vacuumed": vacuumed}
 
 
 def compact(conn: sqlite3.Connection) -> bool:
-    """Fold the WAL in, rewrite the file without free pages, and empty the WAL again."""
+    """Fold the WAL in, rewrite the file without free pages, and empty the WAL again.
+
+    Everything goes through SQLite (no plain file handle: other processes — the app, `pulse
+    mcp` — may hold the memory open). A reader of another process can hold the checkpoint back
+    for a moment; it is retried, and only a WAL that stays unemptied is reported."""
     try:
         conn.execute("INSERT INTO events_fts(events_fts) VALUES('optimize')")
         conn.execute("INSERT INTO facts_fts(facts_fts) VALUES('optimize')")
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        _checkpoint_truncate(conn)
         conn.execute("VACUUM")
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        emptied = _checkpoint_truncate(conn)
     except sqlite3.OperationalError as exc:
         raise PulseError(f"the erasure is recorded, but the file could not be compacted ({exc}); "
                          "close other programs using the memory, then VACUUM it") from None
+    if not emptied:
+        raise PulseError("the erasure is recorded, but another program kept reading the memory, "
+                         "so its write-ahead log still holds old pages; close the other programs "
+                         "using it, then VACUUM it")
     return True
+
+
+def _checkpoint_truncate(conn: sqlite3.Connection, attempts: int = 6) -> bool:
+    """PRAGMA wal_checkpoint(TRUNCATE) until it completes (busy == 0), or False."""
+    for attempt in range(attempts):
+        busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        if not busy:
+            return True
+        time.sleep(0.1 * (attempt + 1))
+    return False

@@ -117,3 +117,29 @@ def test_a_worker_open_close_keeps_the_sessions_locks(tmp_path: Path) -> None:
         conn.close()
     verify = pulse(db, "verify")
     assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
+WRITER = r"""
+import sys
+from core.memory import Memory
+with Memory.open(sys.argv[1]) as memory:
+    for i in range(int(sys.argv[2])):
+        memory.set_belief(f"e{1 + i % 5}", confidence_floor=round((i % 50) / 100, 2))
+"""
+
+
+def test_verify_reads_one_snapshot_while_another_process_writes(tmp_path: Path) -> None:
+    """Found by the soak: verify read the journal rows and the recorded head in two statements,
+    so a write committed between them was reported as "rows removed at the end" (exit 2)."""
+    db = tmp_path / "m.db"
+    with Memory.open(db, create=True) as memory:
+        memory.import_corpus(CORPUS)
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(db), "400"], env=_env(),
+                              cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    checks = 0
+    with Memory.open(db) as memory:
+        while writer.poll() is None or checks < 20:
+            assert memory.verify() == []
+            checks += 1
+    assert writer.returncode == 0, writer.stderr.read()
+    assert checks >= 20

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QSizePolicy,
     QSpinBox,
     QSplitter,
     QTableView,
@@ -29,28 +30,49 @@ from pulse_desktop.session import MemorySession
 MAX_ROWS = 2000
 TOOL_NAMES = {"recall": "recall", "brief": "session brief", "get_event": "opened an event",
               "retrieve": "retrieve (CLI)"}
-# Breakdown terms shown first when present (any other numeric term follows, as recorded).
-TERM_ORDER = ("relevance", "cosine", "recency_factor", "emotion", "state", "anchor", "date",
+# The factors whose product is the score first, then any other numeric term, as recorded.
+TERM_ORDER = ("relevance", "recency_factor", "emotion", "state", "anchor", "date", "cosine",
               "confidence_floor", "days_ago")
+EVENT_COLUMN_MAX = 300
+# score = relevance × these (ENGINE §3): headed "× recency" etc., so the table reads as the product
+FACTOR_LABELS = {"recency_factor": "× recency", "emotion": "× emotion", "state": "× state",
+                 "anchor": "× anchor", "date": "× date"}
 
 
 def when(ts: str) -> str:
-    return ts[:16].replace("T", " ")
+    return ts[:19].replace("T", " ")
 
 
 def question(record: dict[str, Any]) -> str:
-    if record["query"]:
-        return record["query"]
+    """What was asked, in words: the query, or what a brief / get_event stands for."""
     if record["tool"] == "get_event":
-        return f"event {record['request'].get('id', '?')}"
+        return f"opened event {record['request'].get('id', '?')}"
     if record["tool"] == "brief":
         budget = record["request"].get("budget")
         return f"session brief ({budget} tokens)" if budget else "session brief"
-    return ""
+    return f"“{record['query']}”" if record["query"] else "(no question)"
+
+
+def describe_state(state: dict[str, Any] | None) -> str:
+    """'mood shame 0.8, sadness 0.7 · stress 0.7' — the user state a recall came with."""
+    if not state:
+        return ""
+    parts = []
+    mood = state.get("mood_vector")
+    if isinstance(mood, dict) and mood:
+        parts.append("mood " + ", ".join(f"{k} {v:g}" for k, v in sorted(
+            mood.items(), key=lambda kv: -float(kv[1]))[:3]))
+    for key, value in state.items():
+        if key != "mood_vector" and not isinstance(value, (dict, list)):
+            parts.append(f"{key.replace('_proxy', '').replace('_', ' ')} {value}")
+    events = state.get("recent_life_events_7d")
+    if isinstance(events, list) and events:
+        parts.append(f"{len(events)} recent life event{'s' if len(events) != 1 else ''}")
+    return " · ".join(parts)
 
 
 class MomentsModel(QAbstractTableModel):
-    COLUMNS = ("When (UTC)", "Client", "What", "Question", "Results", "Top result")
+    COLUMNS = ("When (UTC)", "Client", "Asked", "Got back")
 
     def __init__(self) -> None:
         super().__init__()
@@ -79,15 +101,17 @@ class MomentsModel(QAbstractTableModel):
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             top = r["top"][0] if r["top"] else None
-            return [when(r["ts"]), r["client"], TOOL_NAMES.get(r["tool"], r["tool"]),
-                    question(r), str(r["count"]),
-                    (top["title"] or top["key"] or f"#{top['id']}") if top else "—"][col]
-        if role == Qt.ItemDataRole.ToolTipRole and col == 3:
-            return question(r)
-        if role == Qt.ItemDataRole.ForegroundRole and col in (0, 1, 2):
+            got = (f"{r['count']} · {top['title'] or top['key'] or '#' + str(top['id'])}"
+                   if top else "nothing")
+            return [when(r["ts"]), r["client"], question(r), got][col]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            tops = "\n".join(f"{i}. {t['title'] or t['key']}" for i, t in
+                             enumerate(r["top"], start=1))
+            return (f"{TOOL_NAMES.get(r['tool'], r['tool'])} by {r['client']} · "
+                    f"{question(r)}\n{r['count']} result{'s' if r['count'] != 1 else ''}"
+                    + (f"\n{tops}" if tops else ""))
+        if role == Qt.ItemDataRole.ForegroundRole and col in (0, 1):
             return QColor("#5b6678")
-        if role == Qt.ItemDataRole.TextAlignmentRole and col == 4:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
 
@@ -112,7 +136,8 @@ class ResultsModel(QAbstractTableModel):
         self.endResetModel()
 
     def columns(self) -> list[str]:
-        return ["#", "Event", "Score", *self.terms]
+        scored = any(isinstance(r.get("score"), (int, float)) for r in self.rows)
+        return ["#", "Event", *(["Score"] if scored else []), *self.terms]
 
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.rows)
@@ -121,8 +146,13 @@ class ResultsModel(QAbstractTableModel):
         return len(self.columns())
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.columns()[section].replace("_", " ")
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        name = self.columns()[section]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return FACTOR_LABELS.get(name, name.replace("_", " "))
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return name
         return None
 
     def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
@@ -136,15 +166,19 @@ class ResultsModel(QAbstractTableModel):
             if col == 1:
                 key = f"[{r['key']}] " if r.get("key") else ""
                 return f"{key}{r.get('title') or '#' + str(r.get('id'))}"
-            value = r.get("score") if col == 2 else (r.get("terms") or {}).get(
-                self.terms[col - 3])
+            name = self.columns()[col]
+            value = r.get("score") if name == "Score" else (r.get("terms") or {}).get(name)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 return "" if value is None else str(value)
             return f"{value:.1f}" if self.columns()[col] == "days_ago" else f"{value:.3f}"
         if role == Qt.ItemDataRole.TextAlignmentRole and col != 1:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.ToolTipRole and col == 1:
-            return "Double-click to select this event in every view"
+        if role == Qt.ItemDataRole.ToolTipRole:
+            terms = r.get("terms") or {}
+            lines = [f"{k.replace('_', ' ')}: {v:.4f}" for k, v in terms.items()
+                     if isinstance(v, float)]
+            return (f"{r.get('title') or ''}\nDouble-click to select this event in every view"
+                    + ("\n\n" + "\n".join(lines) if lines else ""))
         return None
 
 
@@ -157,6 +191,7 @@ class RecallsView(QWidget):
         self._settings_busy = False
         title = QLabel("What the companion recalled")
         title.setStyleSheet("font-size: 12pt; font-weight: 600; color: #1f2733;")
+        title.setMinimumWidth(title.sizeHint().width())
         self.enabled = QCheckBox("Log recalls")
         self.enabled.setToolTip("Record every recall, brief and opened event the companion "
                                 "asks for (kept in this memory file, never in its content)")
@@ -165,6 +200,7 @@ class RecallsView(QWidget):
         self.retention.setRange(1, 36500)
         self.retention.setSuffix(" days")
         self.retention.setToolTip("Older records are deleted")
+        self.retention.setMaximumWidth(110)
         self.retention.editingFinished.connect(self._set_retention)
         self.count = QLabel()
         self.count.setStyleSheet("color: #5b6678;")
@@ -172,22 +208,33 @@ class RecallsView(QWidget):
         bar.addWidget(title)
         bar.addStretch(1)
         bar.addWidget(self.count)
-        bar.addSpacing(16)
-        bar.addWidget(self.enabled)
-        bar.addWidget(QLabel("Keep"))
-        bar.addWidget(self.retention)
+        options = QHBoxLayout()
+        options.addWidget(self.enabled)
+        options.addSpacing(12)
+        options.addWidget(QLabel("Keep records for"))
+        options.addWidget(self.retention)
+        options.addStretch(1)
+        hint = QLabel("Select a moment to see what came back, scored as it was then; "
+                      "double-click a result to open the event.")
+        hint.setStyleSheet("color: #8a94a3; font-size: 9pt;")
+        hint.setWordWrap(True)
+        # long text wraps inside the tab instead of widening the window
+        hint.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
 
         self.moments = MomentsModel()
         self.list = QTableView()
         self.list.setModel(self.moments)
         self._table(self.list)
-        self.list.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        header = self.list.horizontalHeader()
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         self.list.selectionModel().currentRowChanged.connect(self._show_current)
 
         self.heading = QLabel()
         self.heading.setWordWrap(True)
         self.heading.setTextFormat(Qt.TextFormat.PlainText)
         self.heading.setStyleSheet("color: #2d3645; padding: 6px 2px 2px 2px;")
+        self.heading.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.results = ResultsModel()
         self.table = QTableView()
         self.table.setModel(self.results)
@@ -209,6 +256,8 @@ class RecallsView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 8)
         layout.addLayout(bar)
+        layout.addLayout(options)
+        layout.addWidget(hint)
         layout.addWidget(self.empty)
         layout.addWidget(split, 1)
         self.split = split
@@ -250,7 +299,7 @@ class RecallsView(QWidget):
         rows = memory.recalls(limit=MAX_ROWS)
         self.moments.set_rows(rows)
         n = len(rows)
-        self.count.setText(f"{n} moment{'s' if n != 1 else ''} in the last "
+        self.count.setText(f"{n} moment{'s' if n != 1 else ''} · last "
                            f"{settings['retention_days']} days")
         self.empty.setVisible(not rows)
         self.split.setVisible(bool(rows))
@@ -298,16 +347,18 @@ class RecallsView(QWidget):
             self.results.set_record(None)
             return
         self.results.set_record(record)
-        parts = [f"{TOOL_NAMES.get(record['tool'], record['tool'])} by {record['client']}, "
+        width = self.table.horizontalHeader()
+        if self.results.columnCount() > 1 and width.sectionSize(1) > EVENT_COLUMN_MAX:
+            width.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
+            width.resizeSection(1, EVENT_COLUMN_MAX)
+        parts = [question(record),
+                 f"{TOOL_NAMES.get(record['tool'], record['tool'])} by {record['client']}, "
                  f"{when(record['ts'])} UTC"]
-        if record["query"]:
-            parts.insert(0, f"“{record['query']}”")
         if record["scorer"]:
             parts.append(f"scorer {record['scorer']}")
-        state = record.get("state") or {}
+        state = describe_state(record.get("state"))
         if state:
-            parts.append("state " + ", ".join(f"{k} {v}" for k, v in state.items()
-                                              if not isinstance(v, (dict, list)))[:120])
+            parts.append(state)
         erased = record["response"].get("erased_results")
         if erased:
             parts.append(f"{erased} result{'s' if erased != 1 else ''} since erased")

@@ -1,8 +1,8 @@
 """The Timeline tab: events on a zoomable time axis (native Qt painting), in lanes by belief
 class or by domain, coloured by dominant emotion, with marks for axioms (diamonds), anchors
-(a flag) and pinned rows (a dark ring); teal marks above the plot are the moments the companion
-recalled something (pulse_desktop/timeline_recalls.py). Drag to brush a time range: the navigator, the beliefs
-table and the graph then show only that range.
+(a flag) and pinned rows (a dark ring); teal marks along the top are the moments the
+companion recalled something (pulse_desktop/timeline_recalls.py). Drag to brush a time range:
+the navigator, the beliefs table and the graph then show only that range.
 
 Mouse: wheel or Ctrl+wheel zooms around the pointer, Shift+wheel pans, right/middle drag pans,
 left drag brushes, click selects, double-click on empty space clears the range.
@@ -404,8 +404,6 @@ class TimelineCanvas(QWidget):
         p.drawEllipse(QPointF(x + 5, y + 7), 5, 5)
         p.setPen(QColor("#4a5566"))
         p.drawText(QPointF(x + 14, y + 11), "pinned")
-        if self.recalls:
-            timeline_recalls.paint_legend(p, x + 26 + metrics.horizontalAdvance("pinned"), y)
 
     def _live_brush(self) -> tuple[float, float] | None:
         if self._drag_start is not None and self._drag_now is not None \

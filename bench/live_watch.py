@@ -11,9 +11,10 @@ Part 1 (cost): CPU time per check, over many checks, on a copy of the demo memor
 Part 2 (meaning): a second process makes changes of five kinds — a journaled edit, a logged
 recall, bookkeeping no view shows (an ingest job row), a checkpoint with nothing new
 (TRUNCATE), and the last other connection closing — and each way says "changed" or not.
-Part 3 (the app): MainWindow offscreen on the demo memory; a `pulse set` in another process;
-the time from the command's exit (its commit) to the window's refresh, and how long the UI
-thread spent in that refresh (the only UI-thread work live refresh adds), over --writes writes.
+Part 3 (the app): MainWindow offscreen on the demo memory (Beliefs tab shown); a `pulse set`
+in another process; the time from its commit (the wall-clock time its journal row records) to
+the window's refresh, and how long the UI thread spent in that refresh (the only UI-thread work
+live refresh adds), over --writes writes.
 
     .venv/bin/python bench/live_watch.py                 # all three parts
     .venv/bin/python bench/live_watch.py --part cost     # part 1 only
@@ -31,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -162,7 +164,7 @@ def part_app(db: Path, writes: int) -> dict:
         ui_ms.append((time.perf_counter() - start) * 1000)
 
     session.notify = timed_notify
-    win.live.refreshed.connect(lambda _what: refreshes.append(time.perf_counter()))
+    win.live.refreshed.connect(lambda _what: refreshes.append(time.time()))
     latencies = []
     cpu0 = time.process_time()
     for i in range(writes):
@@ -174,11 +176,14 @@ def part_app(db: Path, writes: int) -> dict:
         while proc.poll() is None:
             app.processEvents()
             time.sleep(0.005)
-        committed = time.perf_counter()
-        deadline = committed + 30
-        while len(refreshes) == before and time.perf_counter() < deadline:
+        deadline = time.monotonic() + 30
+        while len(refreshes) == before and time.monotonic() < deadline:
             app.processEvents()
             time.sleep(0.005)
+        ts = session.memory.conn.execute(
+            "SELECT ts FROM journal ORDER BY seq DESC LIMIT 1").fetchone()[0]
+        committed = datetime.strptime(ts, "%Y-%m-%dT%H:%M:%S.%fZ").replace(
+            tzinfo=timezone.utc).timestamp()
         latencies.append(refreshes[-1] - committed if len(refreshes) > before else None)
     cpu = time.process_time() - cpu0
     win.close()

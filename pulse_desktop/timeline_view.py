@@ -570,6 +570,7 @@ class TimelineView(QWidget):
         self.session = session
         self.canvas = TimelineCanvas(self)
         self._syncing = False
+        self._stale = False           # a change came while hidden: re-read the dots when shown
 
         self.by_class = QPushButton("Lanes: belief class")
         self.by_domain = QPushButton("Lanes: domain")
@@ -648,11 +649,23 @@ class TimelineView(QWidget):
             self._load_recalls()
             self.canvas.update()
         if what in ("all", "events", "beliefs"):
-            t0, t1 = self.canvas.t0, self.canvas.t1
-            memory = self.session.memory
-            self.canvas.dots = load_dots(memory.conn) if memory is not None else []
-            self.canvas.t0, self.canvas.t1 = t0, t1   # an edit keeps the zoom
-            self.canvas.update()
+            if not self.isVisible():   # hidden: re-read when shown (live refresh stays cheap)
+                self._stale = True
+                return
+            self._reload_dots()
+
+    def showEvent(self, event) -> None:
+        if getattr(self, "_stale", False):
+            self._reload_dots()
+        super().showEvent(event)
+
+    def _reload_dots(self) -> None:
+        self._stale = False
+        t0, t1 = self.canvas.t0, self.canvas.t1
+        memory = self.session.memory
+        self.canvas.dots = load_dots(memory.conn) if memory is not None else []
+        self.canvas.t0, self.canvas.t1 = t0, t1   # an edit keeps the zoom
+        self.canvas.update()
 
     def _brushed_here(self, start, end) -> None:
         self._syncing = True

@@ -363,6 +363,7 @@ def test_a_pin_shows_up_in_every_view(qtbot, window):
     window.session.select("event", ev)
     assert window.beliefs.selected_events() == [ev]
     assert window.beliefs.pin_selected()
+    window.show_tab("Timeline")          # a hidden timeline re-reads its dots when shown
     dot = next(d for d in window.timeline.canvas.dots if d.id == ev)
     assert dot.belief_class == "axiom" and dot.pinned and dot.user_flag
     assert "event.pin" in window.detail.text()

@@ -201,7 +201,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--part", choices=("all", "cost", "meaning", "app"), default="all")
     parser.add_argument("--checks", type=int, default=20000)
     parser.add_argument("--writes", type=int, default=15)
+    parser.add_argument("--quick", action="store_true", help="2,000 checks, 3 writes")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.checks, args.writes = 2000, 3
     report: dict = {"python_sqlite": sqlite3.sqlite_version}
     with tempfile.TemporaryDirectory(prefix="pulse-watch-") as tmp:
         template = Path(tmp) / "demo.db"

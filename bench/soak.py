@@ -537,6 +537,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="and until this many operations are done")
     parser.add_argument("--max-seconds", type=float, default=900, help="but never longer")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--quick", action="store_true",
+                        help="the size make test runs: 12 s, every actor at least once")
     parser.add_argument("--keep", help="work in this folder and keep it")
     parser.add_argument("--plain-header-read", action="store_true",
                         help="the session's workers read the header with a plain open(), as "
@@ -548,6 +550,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.role == "hold":
         return hold_role(Path(args.db), args.key, args.value)
     log = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731
+    if args.quick:
+        args.seconds, args.min_ops = 12, 0
     options = {"min_ops": args.min_ops, "max_seconds": args.max_seconds,
                "plain_read": args.plain_header_read}
     if args.keep:

@@ -51,6 +51,12 @@ def _iso(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
 
 
+def exists(conn: sqlite3.Connection) -> bool:
+    """False for a memory of schema < 4 opened read-only (never migrated): an empty log."""
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                        ("recall_log",)).fetchone() is not None
+
+
 def _meta(conn: sqlite3.Connection, key: str) -> str | None:
     row = conn.execute("SELECT value FROM pulse_meta WHERE key = ?", (key,)).fetchone()
     return row[0] if row else None
@@ -149,6 +155,8 @@ def record(conn: sqlite3.Connection, *, tool: str, client: str, query: str = "",
     Returns the record's id, or None when logging is off for this memory."""
     if tool not in TOOLS:
         raise PulseError(f"recall log: unknown tool {tool!r} (one of {', '.join(TOOLS)})")
+    if not exists(conn):
+        return None
     output = output or {}
     if tool == "brief":
         results = brief_events(conn, str(output.get("text") or ""))
@@ -224,6 +232,8 @@ def list_records(conn: sqlite3.Connection, *, since: str | None = None, limit: i
                  event_id: int | None = None, full: bool = False,
                  now: datetime | str | None = None) -> list[dict[str, Any]]:
     """Records newest first (within the retention): since an ISO moment, for one event."""
+    if not exists(conn):
+        return []
     cutoff = _iso(_now(now) - timedelta(days=settings(conn)["retention_days"]))
     where, params = ["l.ts >= ?"], [max(cutoff, since) if since else cutoff]
     if event_id is not None:
@@ -237,7 +247,8 @@ def list_records(conn: sqlite3.Connection, *, since: str | None = None, limit: i
 
 
 def get_record(conn: sqlite3.Connection, log_id: int) -> dict[str, Any]:
-    row = conn.execute("SELECT * FROM recall_log WHERE id = ?", (int(log_id),)).fetchone()
+    row = conn.execute("SELECT * FROM recall_log WHERE id = ?", (int(log_id),)).fetchone() \
+        if exists(conn) else None
     if row is None:
         raise PulseError(f"no recall record {log_id}")
     return _row(row, True)
@@ -247,6 +258,8 @@ def event_summary(conn: sqlite3.Connection, event_id: int,
                   now: datetime | str | None = None) -> dict[str, Any] | None:
     """How often an event was recalled, and the latest time: {"count", "last_ts", "last_query",
     "last_tool", "last_client", "line"}; None when it never was (within the retention)."""
+    if not exists(conn):
+        return None
     cutoff = _iso(_now(now) - timedelta(days=settings(conn)["retention_days"]))
     row = conn.execute(
         "SELECT COUNT(*) AS n, MAX(l.ts) AS last FROM recall_log_events x"
@@ -271,6 +284,8 @@ def event_summary(conn: sqlite3.Connection, event_id: int,
 def moments(conn: sqlite3.Connection, now: datetime | str | None = None
             ) -> list[dict[str, Any]]:
     """Every record's time, tool, client, query and result count (oldest first), for marks."""
+    if not exists(conn):
+        return []
     cutoff = _iso(_now(now) - timedelta(days=settings(conn)["retention_days"]))
     return [{"id": r[0], "ts": r[1], "tool": r[2], "client": r[3], "query": r[4],
              "count": int(r[5])} for r in conn.execute(
@@ -281,7 +296,10 @@ def moments(conn: sqlite3.Connection, now: datetime | str | None = None
 
 def head(conn: sqlite3.Connection) -> int:
     """The newest record's id (0 for none): moves whenever a recall is logged."""
-    return int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM recall_log").fetchone()[0])
+    try:
+        return int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM recall_log").fetchone()[0])
+    except sqlite3.OperationalError:   # schema < 4, opened read-only: no log
+        return 0
 
 
 # -- erasure -------------------------------------------------------------------------------------

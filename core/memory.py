@@ -1,14 +1,20 @@
-"""The public face of the engine: open a memory, import, retrieve, explain, edit.
+"""The public face of the engine: open a memory, import, retrieve, explain, edit, curate,
+erase, correct, brief, undo, export.
 
-The CLI, the desktop app and the MCP server are thin fronts over this class.
+`Memory` is the one public Python API: the CLI, the desktop app and the MCP server are thin
+fronts over it and import nothing else from `core` but `core.errors` and the vocabulary modules
+(`core.beliefs`, `core.emotion.plutchik`); tests/test_architecture.py checks this. Its methods
+live in four modules for size: here (lifecycle, import, retrieval, belief edits, integrity),
+`core.memory_curation` (files in, merges, glossary, entity and event edits, links, the graph
+viewer), `core.memory_trust` (erasure, corrections, brief, verdicts, undo, journal files) and
+`core.memory_live` (the recall log, change marks for live views, atomic edits).
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -16,6 +22,9 @@ from typing import Any
 import numpy as np
 
 from core.errors import PulseError
+from core.memory_curation import CurationOps
+from core.memory_live import LiveOps
+from core.memory_trust import TrustOps
 from core.store import db, journal, records
 from core.store.commands import transaction
 from core.store.digest import digest as content_digest
@@ -37,7 +46,7 @@ def demo_corpus_path() -> Path:
     return Path(__file__).resolve().parent.parent / "resources" / "demo" / "demo_memory.json"
 
 
-class Memory:
+class Memory(CurationOps, TrustOps, LiveOps):
     """One memory file. Not thread-safe: give each thread its own Memory."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path, read_only: bool = False) -> None:
@@ -169,101 +178,87 @@ class Memory:
                        chain=bool(chain), domains=tuple(domains) if domains else None,
                        settings=settings)
 
-    # -- the recall log (core/trust/recall_log.py) ---------------------------------------------
+    # -- vocabulary and settings (no memory needed) ----------------------------------------
 
-    def log_recall(self, tool: str, client: str, *, query: str = "", state: Any = None,
-                   request: dict[str, Any] | None = None, output: dict[str, Any] | None = None,
-                   now: datetime | str | None = None) -> int | None:
-        """Record one served read (recall, brief, get_event, retrieve); None when the log is
-        off for this memory (or the memory is open read-only)."""
-        from core.trust import recall_log
+    @staticmethod
+    def parse_state(data: Any) -> Any:
+        """A UserState from a dict (or None); unknown keys and bad values are refused."""
+        from core.scoring.state import parse_state
 
-        if self.read_only:
-            return None
-        return recall_log.record(self.conn, tool=tool, client=client, query=query, state=state,
-                                 request=request, output=output, now=now)
+        return parse_state(data)
 
-    def recalls(self, *, since: str | None = None, limit: int | None = None,
-                event: str | int | None = None, full: bool = False,
-                now: datetime | str | None = None) -> list[dict[str, Any]]:
-        """Recall records, newest first; `since` is ISO or a span ("7d", "12h")."""
-        from core.trust import recall_log
+    @staticmethod
+    def parse_state_text(text: str, source: str = "state") -> Any:
+        """A UserState from JSON text (`--state FILE`)."""
+        from core.scoring.state import parse_state_text
 
-        event_id = records.resolve_event(self.conn, event) if event is not None else None
-        return recall_log.list_records(self.conn, since=recall_log.parse_since(since, now),
-                                       limit=limit, event_id=event_id, full=full, now=now)
+        return parse_state_text(text, source)
 
-    def recall_record(self, log_id: int) -> dict[str, Any]:
-        """One record with its ranked results and breakdowns as recorded."""
-        from core.trust import recall_log
+    @staticmethod
+    def parse_time(text: str, what: str = "time") -> datetime:
+        """An ISO-8601 time (UTC when no offset is given); PulseError naming `what`."""
+        from core.scoring.scorer import parse_iso
 
-        return recall_log.get_record(self.conn, log_id)
+        return parse_iso(text, what)
 
-    def recall_summary(self, event: str | int, *, now: datetime | str | None = None
-                       ) -> dict[str, Any] | None:
-        """"recalled 7 times, last on 2026-11-20 for 'feeling abandoned'" (as "line"), or None."""
-        from core.trust import recall_log
+    @staticmethod
+    def scorer_defaults() -> Any:
+        """The default scorer constants (α, β, γ, δ, λ per class, …) as a ScorerSettings."""
+        from core.scoring.settings import DEFAULT_SETTINGS
 
-        return recall_log.event_summary(self.conn, records.resolve_event(self.conn, event), now)
+        return DEFAULT_SETTINGS
 
-    def recall_moments(self, *, now: datetime | str | None = None) -> list[dict[str, Any]]:
-        from core.trust import recall_log
+    @staticmethod
+    def scorer_settings_from_file(path: str | Path) -> Any:
+        from core.scoring.settings import ScorerSettings
 
-        return recall_log.moments(self.conn, now)
+        return ScorerSettings.from_file(path)
 
-    def recall_log_settings(self) -> dict[str, Any]:
-        from core.trust import recall_log
+    @staticmethod
+    def parse_models(data: Any, source: str = "models.json") -> Any:
+        """Validate a models.json object; returns the router (its `.models` by alias)."""
+        from core.llm.router import parse_models
 
-        return recall_log.settings(self.conn)
+        return parse_models(data, source)
 
-    def set_recall_log(self, *, enabled: bool | None = None, retention_days: int | None = None,
-                       actor: str = "manual", now: datetime | str | None = None
-                       ) -> dict[str, Any]:
-        """Switch the recall log on/off for this memory and/or set its retention (journaled);
-        records past the new retention are purged at once."""
-        from core.trust import recall_log
+    @staticmethod
+    def model_fields() -> dict[str, tuple[str, ...]]:
+        """The keys models.json knows: {"required", "optional", "top"}."""
+        from core.llm.router import OPTIONAL, REQUIRED, TOP_KEYS
 
-        self._writable()
-        return recall_log.set_settings(self.conn, enabled=enabled, retention_days=retention_days,
-                                       actor=actor, now=now)
+        return {"required": REQUIRED, "optional": OPTIONAL, "top": TOP_KEYS}
 
-    def brief(self, budget: int | None = None, *, now: datetime | str | None = None,
-              domains: Iterable[str] | str | None = None, log: str | None = None
-              ) -> dict[str, Any]:
-        """The session brief (JOURNAL §3); with `log` (the client's name) it is logged."""
-        from core.trust.brief import brief
+    @staticmethod
+    def model_aliases(path: str | Path | None = None) -> list[str]:
+        """The aliases of models.json (path, else $PULSE_MODELS_PATH, else the default)."""
+        from core.llm.router import load_router
 
-        out = brief(self, budget, now=now, domains=domains)
-        if log is not None:
-            self.log_recall("brief", log, request={"budget": budget}, output=out)
-        return out
+        return sorted(load_router(path).models)
 
-    def forget(self, ref: str, *, actor: str = "manual") -> dict[str, Any]:
-        """Erase an event, entity or observation everywhere — the recall log included — then
-        compact the file (JOURNAL §1; core/trust/forget.py)."""
-        from core.trust.forget import forget
+    @staticmethod
+    def models_path() -> Path:
+        """Where models.json is read from ($PULSE_MODELS_PATH, else the user config folder)."""
+        from core.llm.router import default_models_path
 
-        self._writable()
-        return forget(self, ref, actor=actor)
+        return default_models_path()
 
-    # -- watching for other processes' changes --------------------------------------------------
+    @staticmethod
+    def embedding_models() -> list[str]:
+        """Embedding models usable on this machine now (none is loaded to find out)."""
+        from core.embedding.registry import available_models
 
-    def change_marks(self) -> tuple[int, int]:
-        """(journal head seq, newest recall record id): both move on any change another process
-        makes that a view shows — every memory change is a journal row, every logged read a
-        recall record. Two indexed lookups (see docs/reliability.md for why this is polled)."""
-        from core.trust import recall_log
+        return available_models()
 
-        return journal.head(self.conn)[0], recall_log.head(self.conn)
+    @staticmethod
+    def check_model(alias: str, *, prompt: str = "respond with ok",
+                    path: str | Path | None = None) -> dict[str, Any]:
+        """`pulse models check`: one real call through the alias's provider."""
+        from core.llm.router import check_alias
 
-    @contextmanager
-    def atomic(self) -> Iterator[Memory]:
-        """Several edits as one transaction: all land, or (on any error) none does."""
-        self._writable()
-        with transaction(self.conn):
-            yield self
+        return check_alias(alias, prompt=prompt, path=path)
 
     # -- edits -------------------------------------------------------------------------------
+
     # `expect`: the fields as the caller last saw them. When another program has changed any of
     # them since, nothing is written and ConflictError says what changed (an app's undo/redo
     # must not silently overwrite another process's edit).
@@ -288,10 +283,20 @@ class Memory:
         return records.pin_core_wound(self.conn, records.resolve_event(self.conn, event),
                                       actor=actor, expect=expect)
 
+    def resolve_event(self, event: str | int) -> int:
+        """An event id from a numeric id, an external key (e001) or "event:ID"."""
+        return records.resolve_event(self.conn, event)
+
     def event(self, event: str | int) -> dict[str, Any]:
         event_id = records.resolve_event(self.conn, event)
         row = self.conn.execute("SELECT * FROM events WHERE id = ?", (event_id,)).fetchone()
         return dict(row)
+
+    def event_detail(self, event: str | int) -> dict[str, Any]:
+        """One event with its emotions, entities, chain links and sources (no vectors)."""
+        from core.store.detail import event_detail
+
+        return event_detail(self.conn, records.resolve_event(self.conn, event))
 
     def embed(self, model: str | None = None, *, all_events: bool = False,
               progress: ProgressFn | None = None) -> dict[str, Any]:

@@ -318,12 +318,16 @@ def _scrub_words(value: Any, words: set[str]) -> Any:
     return value
 
 
-def erase(conn: sqlite3.Connection, event_ids: set[int], texts: list[str]) -> int:
+def erase(conn: sqlite3.Connection, event_ids: set[int], texts: list[str],
+          names: re.Pattern[str] | None = None) -> int:
     """`forget`: drop erased events from every record (and the index); in the records that
     returned one, blank every word of the erased text in the query and the state (the question
-    that found "the Zanzibar station" names it too); everywhere, blank the erased texts whole.
+    that found "the Zanzibar station" names it too); everywhere, blank the erased texts whole,
+    and (erasing a person with cascade) every mention of the person's names in the questions.
     The caller holds the transaction. Returns how many records changed."""
     changed: set[int] = set()
+    if not exists(conn):
+        return 0
     words = {w.lower() for text in texts for w in _WORD.findall(text)}
     if event_ids:
         marks = ",".join("?" * len(event_ids))
@@ -366,7 +370,30 @@ def erase(conn: sqlite3.Connection, event_ids: set[int], texts: list[str]) -> in
                     conn.execute(f"UPDATE recall_log SET {column} = replace({column}, ?, ?)"
                                  " WHERE id = ?", (variant, ERASED, log_id))
                     changed.add(log_id)
+    if names is not None:
+        for log_id, query, state, response in conn.execute(
+                "SELECT id, query, state, response FROM recall_log").fetchall():
+            new_query = names.sub(ERASED, query)
+            new_state = json.dumps(_sub_names(json.loads(state), names), ensure_ascii=False) \
+                if state else None
+            data = json.loads(response or "{}")
+            new_response = json.dumps({k: v if k == "results" else _sub_names(v, names)
+                                       for k, v in data.items()}, ensure_ascii=False)
+            if (new_query, new_state) != (query, state) or json.loads(new_response) != data:
+                conn.execute("UPDATE recall_log SET query = ?, state = ?, response = ?"
+                             " WHERE id = ?", (new_query, new_state, new_response, log_id))
+                changed.add(log_id)
     return len(changed)
+
+
+def _sub_names(value: Any, names: re.Pattern[str]) -> Any:
+    if isinstance(value, str):
+        return names.sub(ERASED, value)
+    if isinstance(value, list):
+        return [_sub_names(v, names) for v in value]
+    if isinstance(value, dict):
+        return {k: _sub_names(v, names) for k, v in value.items()}
+    return value
 
 
 def _scrub_question(conn: sqlite3.Connection, log_id: int, words: set[str]) -> None:

@@ -251,3 +251,26 @@ def test_a_memory_from_before_the_log_opened_read_only_has_an_empty_log(tmp_path
         m.retrieve("hiking", log="cli")
         assert [r["query"] for r in m.recalls()] == ["hiking"]
     assert (tmp_path / "old.db.bak-3").exists()
+
+
+def test_forgetting_a_person_erases_their_name_from_every_question(mem: Memory,
+                                                                   db_path: Path) -> None:
+    found = mem.retrieve("argument with Dana", top_k=3, now=NOW, log="companion")
+    assert "e1" in [r["key"] for r in found["results"]]
+    mem.log_recall("retrieve", "companion", query="is Dana still angry", output={"results": []},
+                   state={"recent_life_events_7d": ["lunch with Dana"]})
+    mem.retrieve("hiking in the hills", top_k=1, now=NOW, log="companion")
+    out = mem.forget("entity:dana", cascade=True)
+    assert out["recall_records_changed"] == 2
+    records = [mem.recall_record(r["id"]) for r in reversed(mem.recalls())]
+    assert "Dana" not in json.dumps(records)
+    found_it, named_her, hiking = records
+    # the question that found her erased event loses every word of it; one that only named
+    # her loses the name; one about something else keeps its words
+    assert found_it["query"] == "[erased] [erased] [erased]"
+    assert "e1" not in [r["key"] for r in found_it["results"]]
+    assert found_it["response"]["erased_results"] == 1
+    assert named_her["query"] == "is [erased] still angry"
+    assert named_her["state"] == {"recent_life_events_7d": ["lunch with [erased]"]}
+    assert hiking["query"] == "hiking in the hills" and hiking["results"]
+    assert b"Dana" not in memory_bytes(db_path)

@@ -96,6 +96,12 @@ class LiveOps:
 
         return journal.head(self.conn)[0], recall_log.head(self.conn)
 
+    def data_version(self) -> int:
+        """SQLite's data_version of this Memory's own connection: it moves when any other
+        connection (another process, or another Memory here) commits or checkpoints, never for
+        this one's own writes — so a view can tell its own changes from others'."""
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
     @contextmanager
     def atomic(self) -> Iterator[Any]:
         """Several edits as one transaction: all land, or (on any error) none does."""

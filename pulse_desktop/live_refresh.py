@@ -91,6 +91,7 @@ class LiveRefresh(QObject):
         self.watcher.moved.connect(self._moved)
         self._pending: set[str] = set()
         self._last_refresh = 0.0
+        self._data_version = 0
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._flush)
@@ -104,14 +105,20 @@ class LiveRefresh(QObject):
         if memory is None:
             self.watcher.stop()
             return
-        self.session.marks = memory.change_marks()
+        self._catch_up(memory)
         self.watcher.start(memory.path, self.session.marks)
 
+    def _catch_up(self, memory) -> None:
+        self.session.marks = memory.change_marks()
+        self._data_version = memory.data_version()
+
     def _own_change(self, _what: str) -> None:
-        # this window's own writes (and every refresh) bring the known marks up to date, so the
-        # watcher's report of them is not taken for another program's change
+        # This window's own write moved the marks: record them, so the watcher's report is not
+        # taken for another program's change. But only when nobody else committed meanwhile
+        # (data_version of our connection moves for every commit but our own): otherwise the
+        # other program's change would pass for ours and never be shown.
         memory = self.session.memory
-        if memory is not None:
+        if memory is not None and memory.data_version() == self._data_version:
             self.session.marks = memory.change_marks()
 
     def _moved(self, journal_seq: int, recall_id: int) -> None:
@@ -135,6 +142,7 @@ class LiveRefresh(QObject):
         self._pending.clear()
         self._last_refresh = time.monotonic()
         self.session.notify(what)
+        self._catch_up(self.session.memory)     # everything up to here is now shown
         self.session.message.emit("Updated: another program changed this memory"
                                   if what == "all" else "A recall was logged")
         self.refreshed.emit(what)

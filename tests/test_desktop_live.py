@@ -182,3 +182,19 @@ def test_a_bulk_undo_is_all_or_nothing_after_a_foreign_change(qtbot, window, db,
     assert push_edit(session, ids[:2], {"archivable": 0}, "Pin rows") == []
     session.undo_stack.undo()
     assert [memory.event(i)["archivable"] for i in ids[:2]] == [1, 1]
+
+
+def test_another_programs_change_is_not_taken_for_the_windows_own(qtbot, window, db) -> None:
+    """Another process logs a recall, then the window makes an edit before the watcher polls:
+    the window's own change must not swallow the other one (the Recalls tab still shows it)."""
+    recalls = window.tab("Recalls")
+    assert recalls.moments.rows == []
+    watcher = window.live.watcher
+    seen = window.session.marks
+    watcher.stop()          # the watcher does not poll between the other write and the edit
+    pulse(db, "retrieve", "ordinary day", "--top-k", "2", "--log")
+    e4 = event_id(window, "e4")
+    assert push_edit(window.session, [e4], {"confidence_floor": 0.2}, "Set floor") == []
+    watcher.start(db, seen)  # its next poll sees both moves at once
+    qtbot.waitUntil(lambda: len(recalls.moments.rows) == 1, timeout=WAIT_MS)
+    assert recalls.moments.rows[0]["client"] == "cli"

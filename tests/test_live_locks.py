@@ -143,3 +143,26 @@ def test_verify_reads_one_snapshot_while_another_process_writes(tmp_path: Path) 
             checks += 1
     assert writer.returncode == 0, writer.stderr.read()
     assert checks >= 20
+
+
+def test_a_memory_open_here_is_never_read_or_overwritten_as_a_plain_file(tmp_path: Path) -> None:
+    """`pulse --db m.db import m.db` would open the memory with a plain handle while the same
+    process holds it (dropping its locks); an export onto it would replace it. Both refused."""
+    db = tmp_path / "m.db"
+    with Memory.open(db, create=True) as memory:
+        memory.import_corpus(CORPUS)
+        head = memory.stats()["journal_head"]
+    for args in (("import", str(db)), ("import", f"{db}-wal"), ("journal", "export", str(db)),
+                 ("export-html", "--out", str(db)), ("retrieve", "day", "--state", str(db))):
+        out = subprocess.run([sys.executable, "-m", "core.cli", "--db", str(db), *args],
+                             capture_output=True, text=True, env=_env(), cwd=ROOT, timeout=180)
+        lines = out.stderr.strip().splitlines()
+        assert out.returncode == 1 and len(lines) == 1, (args, out.stderr)
+        assert "open in this program" in lines[0], (args, lines[0])
+    with Memory.open(db) as memory:
+        assert memory.verify() == [] and memory.stats()["journal_head"] == head
+    conn = sqlite3.connect(db)
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        conn.close()

@@ -188,9 +188,12 @@ class EraseDialog(QDialog):
         self.tree.blockSignals(False)
         counts = self.preview.get("counts", {})
         rows = sum(self.preview.get("rows", {}).values())
+        recalls = int(self.preview.get("recall_records", 0) or 0)
         self.summary.setText("Will erase " + ", ".join(counted(k, n) for k, n in counts.items())
                              + f" — {rows} rows in all, with their vectors, emotions, links "
-                             "and search index.")
+                             "and search index"
+                             + (f", and clean {recalls} record{'s' if recalls != 1 else ''} of "
+                                "the recall log" if recalls else "") + ".")
         mentions = self.preview.get("kept_mentions", [])
         if mentions and self.preview.get("names"):
             n = len(mentions)

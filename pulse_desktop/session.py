@@ -22,6 +22,8 @@ class MemorySession(QObject):
     brushed = Signal(object, object)  # (start ISO | None, end ISO | None) from the timeline
     message = Signal(str)             # a status-bar message for the user
     filtered = Signal(object)         # the filter's result (Memory.filter_items) or None
+    refused = Signal(str, str)        # (title, text): an action refused, shown in a dialog
+    show_recall = Signal(int)         # open one recall-log record in the Recalls tab
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -34,6 +36,9 @@ class MemorySession(QObject):
         self.filter_result: dict | None = None
         # connected before any view: the result is fresh when the views reload on a change
         self.changed.connect(self._refilter)
+        # (journal head, newest recall record) as this window last saw them
+        # (pulse_desktop/live_refresh.py tells another program's changes from its own)
+        self.marks: tuple[int, int] = (0, 0)
 
     @property
     def path(self) -> Path | None:

@@ -70,11 +70,19 @@ def test_preview_lists_everything_about_a_person(mem: Memory) -> None:
 
 def test_cascade_erasure_leaves_no_byte(mem: Memory, tmp_path: Path) -> None:
     path = mem.path
+    # what the companion recalled about him, and a question that names him
+    mem.retrieve("Tom asks for a separation", top_k=3, now="2026-11-01T12:00:00Z",
+                 log="companion")
+    mem.log_recall("recall", "companion", query="is Tom Reyes still in Lisbon",
+                   output={"results": []})
+    mem.retrieve("running club", top_k=2, now="2026-11-01T12:00:00Z", log="companion")
+    assert mem.forget_preview("entity:p_tom", cascade=True)["recall_records"] == 2
     assert hits_in_files(sqlite_files(path))           # he is there before
     head = mem.stats()["journal_head"]
     out = mem.forget("entity:p_tom", cascade=True)
     assert out["journal_seq"] == head + 1              # ONE journaled erasure
-    assert out["vacuumed"] and out["wal_truncated"]
+    assert out["vacuumed"] and out["wal_truncated"] and out["recall_records_changed"] == 2
+    assert len(mem.recalls()) == 3                     # the records stay, without him
     assert mem.stats()["journal_head"] == head + 1
     tomb = mem.conn.execute("SELECT op, payload FROM journal WHERE seq = ?",
                             (out["journal_seq"],)).fetchone()

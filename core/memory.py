@@ -54,10 +54,10 @@ class Memory:
         conn = db.connect(path, create=create, read_only=read_only)
         memory = cls(conn, path, read_only)
         if not read_only and memory.meta("embedding_model") is None:
-            from core.embedding.registry import DEFAULT_MODEL
+            from core.embedding.registry import default_model
 
-            with transaction(conn):
-                memory.set_meta("embedding_model", DEFAULT_MODEL)
+            with transaction(conn):   # e5, or MiniLM where the e5 weights are nowhere
+                memory.set_meta("embedding_model", default_model())
         return memory
 
     def close(self) -> None:
@@ -228,10 +228,14 @@ class Memory:
             f"SELECT {col}, COUNT(*) FROM events GROUP BY {col} ORDER BY {col}")}
         models = {r[0]: r[1] for r in self.conn.execute(
             "SELECT model, COUNT(*) FROM event_embeddings GROUP BY model ORDER BY model")}
+        from core.embedding.registry import fallback_notice
+
         return {"path": str(self.path), "schema_version": db.schema_version(self.conn),
                 "counts": counts, "events_by_class": by("belief_class"),
                 "events_by_domain": by("domain"), "embedding_models": models,
-                "active_model": self.embedding_model, "journal_head": journal.head(self.conn)[0]}
+                "active_model": self.embedding_model,
+                "embedding_notice": fallback_notice(self.embedding_model),
+                "journal_head": journal.head(self.conn)[0]}
 
     def _writable(self) -> None:
         if self.read_only:

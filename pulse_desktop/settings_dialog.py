@@ -380,6 +380,12 @@ class SettingsDialog(QDialog):
                                        and bool(names))
         if not names:
             self.embed_status.setText("No embedding model is installed on this machine.")
+        else:
+            from core.embedding.registry import fallback_notice
+
+            notice = fallback_notice(active)
+            if notice:
+                self.embed_status.setText(f"ⓘ {notice}")
 
     def reembed(self) -> None:
         path = self.session.path

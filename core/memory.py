@@ -241,6 +241,15 @@ class Memory(CurationOps, TrustOps):
         return available_models()
 
     @staticmethod
+    def embedding_notice(model: str | None = None) -> str | None:
+        """One plain sentence when embeddings with `model` (None: what a new memory would get)
+        are the MiniLM fallback or cannot be made here (the e5 weights missing or damaged:
+        the file and the fix); None when all is well. The app shows it in a banner."""
+        from core.embedding.registry import fallback_notice
+
+        return fallback_notice(model)
+
+    @staticmethod
     def check_model(alias: str, *, prompt: str = "respond with ok",
                     path: str | Path | None = None) -> dict[str, Any]:
         """`pulse models check`: one real call through the alias's provider."""
@@ -325,13 +334,11 @@ class Memory(CurationOps, TrustOps):
             f"SELECT {col}, COUNT(*) FROM events GROUP BY {col} ORDER BY {col}")}
         models = {r[0]: r[1] for r in self.conn.execute(
             "SELECT model, COUNT(*) FROM event_embeddings GROUP BY model ORDER BY model")}
-        from core.embedding.registry import fallback_notice
-
         return {"path": str(self.path), "schema_version": db.schema_version(self.conn),
                 "counts": counts, "events_by_class": by("belief_class"),
                 "events_by_domain": by("domain"), "embedding_models": models,
                 "active_model": self.embedding_model,
-                "embedding_notice": fallback_notice(self.embedding_model),
+                "embedding_notice": self.embedding_notice(self.embedding_model),
                 "journal_head": journal.head(self.conn)[0]}
 
     def _writable(self) -> None:

@@ -349,9 +349,7 @@ class MainWindow(QMainWindow):
         memory = self.session.memory
         notice = None
         if memory is not None:
-            from core.embedding.registry import fallback_notice
-
-            notice = fallback_notice(memory.embedding_model)
+            notice = memory.embedding_notice(memory.embedding_model)
         self.embedding_banner.setText(f"ⓘ  Embeddings: {notice}" if notice else "")
         self.embedding_banner.setVisible(bool(notice))
 

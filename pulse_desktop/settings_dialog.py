@@ -377,9 +377,7 @@ class SettingsDialog(QDialog):
         if not names:
             self.embed_status.setText("No embedding model is installed on this machine.")
         else:
-            from core.embedding.registry import fallback_notice
-
-            notice = fallback_notice(active)
+            notice = Memory.embedding_notice(active)
             if notice:
                 self.embed_status.setText(f"ⓘ {notice}")
 

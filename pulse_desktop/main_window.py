@@ -350,7 +350,7 @@ class MainWindow(QMainWindow):
         notice = None
         if memory is not None:
             notice = memory.embedding_notice(memory.embedding_model)
-        self.embedding_banner.setText(f"ⓘ  Embeddings: {notice}" if notice else "")
+        self.embedding_banner.setText(f"⚠  Embeddings: {notice}" if notice else "")
         self.embedding_banner.setVisible(bool(notice))
 
     def _show_message(self, text: str) -> None:

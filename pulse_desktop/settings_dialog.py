@@ -379,7 +379,7 @@ class SettingsDialog(QDialog):
         else:
             notice = Memory.embedding_notice(active)
             if notice:
-                self.embed_status.setText(f"ⓘ {notice}")
+                self.embed_status.setText(f"⚠ {notice}")
 
     def reembed(self) -> None:
         path = self.session.path

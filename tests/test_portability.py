@@ -66,9 +66,21 @@ def _catches_platform_errors(handler: ast.ExceptHandler) -> bool:
     return any(isinstance(n, ast.Name) and n.id in GUARD_EXCEPTIONS for n in names)
 
 
+def _returns_early_unless_guarded(statement: ast.stmt) -> bool:
+    """`if not sys.platform.startswith("linux"): return …` — what follows it is guarded."""
+    return isinstance(statement, ast.If) and _is_guard(statement.test) and bool(statement.body) \
+        and isinstance(statement.body[-1], (ast.Return, ast.Raise))
+
+
 def _guarded(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
     child, parent = node, parents.get(node)
     while parent is not None:
+        for block in ("body", "orelse", "finalbody"):
+            statements = getattr(parent, block, None)
+            if isinstance(statements, list) and child in statements:
+                earlier = statements[:statements.index(child)]
+                if any(_returns_early_unless_guarded(s) for s in earlier):
+                    return True
         if isinstance(parent, (ast.If, ast.IfExp, ast.While)) and _is_guard(parent.test):
             return True
         if isinstance(parent, ast.BoolOp) and isinstance(parent.op, ast.And):
@@ -177,11 +189,15 @@ LOG = "/tmp/pulse.log"
 open("notes.txt", "w")
 open("notes.txt")
 Path("x").read_text()
+def fds():
+    found = os.listdir("/proc/self/fd")
+    if sys.platform != "linux":
+        return []
 '''
     found = scan(bad)
     for what in ("imports fcntl", "imports from resource", "os.fork", "os.setsid",
                   "signal.SIGKILL", "signal.alarm", "start_new_session=", "runs sh",
-                  "shell=True", "'fork' context", "'/tmp/pulse.log'"):
+                  "shell=True", "'fork' context", "'/tmp/pulse.log'", "'/proc/self/fd'"):
         assert any(what in line for line in found), (what, found)
     assert sum("without encoding" in line for line in found) == 3, found
 
@@ -199,6 +215,10 @@ except ImportError:
     resource = None
 if hasattr(os, "geteuid") and os.geteuid() == 0:
     pass
+def fds():
+    if sys.platform != "linux":
+        return []
+    return os.listdir("/proc/self/fd")
 STOP = signal.SIGKILL if os.name == "posix" else signal.SIGTERM
 os.kill(1, signal.SIGTERM)
 open("notes.txt", "w", encoding="utf-8")

@@ -119,6 +119,36 @@ class Memory:
         return corpus.import_plan(self.conn, plan, captured_at=_now_iso(),
                                   embed=self.embed_texts, tag=self.tag_texts)
 
+    def import_files(self, paths: str | Path | Iterable[str | Path], *, fmt: str = "auto",
+                     extractor: str = "offline", me: str | None = None,
+                     progress: ProgressFn | None = None, cancel: Any = None) -> dict[str, Any]:
+        """Import chats, chat exports, notes, an Obsidian folder or a corpus (format detected
+        from content); the `pulse import` summary. `me` names the person whose memory this is:
+        their turns are the user's, an assistant's turns are kept as context only (never events
+        or entities). `extractor`: "offline", "llm" (models.json's triage and extract aliases)
+        or one alias. `cancel.is_set()` stops between messages, leaving a consistent memory."""
+        from core.ingest import ingest_files
+
+        self._writable()
+        if isinstance(paths, (str, Path)):
+            paths = [paths]
+        return ingest_files(self, list(paths), fmt=fmt, extractor=extractor, me=me,
+                            progress=progress, cancel=cancel)
+
+    def glossary_candidates(self, status: str | None = "pending") -> list[dict[str, Any]]:
+        """Names an import found only inside fiction passages, proposed for the glossary."""
+        from core.ingest.fiction import list_candidates
+
+        return list_candidates(self, status)
+
+    def resolve_glossary_candidate(self, candidate_id: int, accept: bool, *,
+                                   actor: str = "manual") -> dict[str, Any]:
+        """Accept a candidate (it becomes a glossary term) or reject it (the name is real).
+        Journaled, undoable."""
+        from core.ingest.fiction import resolve_candidate
+
+        return resolve_candidate(self, candidate_id, accept, actor=actor)
+
     # -- retrieval ---------------------------------------------------------------------------
 
     @property

@@ -29,7 +29,7 @@ import numpy as np
 
 from core import beliefs
 from core.errors import PulseError, ValidationError
-from core.ingest import dates, formats, offline
+from core.ingest import dates, fiction, formats, names, offline, roles
 from core.ingest.extraction import Extraction
 from core.store import records
 from core.store.changes import row_dict
@@ -60,6 +60,11 @@ def _now_iso() -> str:
 def norm_name(name: str) -> str:
     text = unicodedata.normalize("NFKC", name).casefold().strip()
     return re.sub(r"\s+", " ", re.sub(r"[^\w\s()'-]", "", text))
+
+
+def _fiction_key(name: str) -> str:
+    key = norm_name(name)
+    return key[4:] if key.startswith("the ") else key
 
 
 # -- in-memory views of the store, rebuilt from it at every run ---------------------------------
@@ -109,11 +114,15 @@ class Counts:
     facts: int = 0
     links: int = 0
     skipped: int = 0
+    assistant_turns: int = 0
+    glossary_candidates: int = 0
     errors: list[str] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
         return {"observations": {"new": self.new, "duplicate": self.duplicate,
-                                 "versioned": self.versioned},
+                                 "versioned": self.versioned,
+                                 "assistant_turns": self.assistant_turns},
+                "glossary_candidates": self.glossary_candidates,
                 "events": {"vivid": self.vivid, "pooled": self.pooled,
                            "distilled": self.distilled, "absorbed": self.absorbed,
                            "superseded": self.superseded},
@@ -130,6 +139,8 @@ class Store:
         self.conn: sqlite3.Connection = memory.conn
         self.model = memory.embedding_model
         self.entities: dict[int, EntityRow] = {}
+        self.fiction_ids: dict[str, int] = {}              # fiction-domain names, any kind
+        self.real_ids: dict[str, int] = {}                 # real-life names, any kind
         self.by_name: dict[tuple[str, str], int] = {}      # (norm name, kind) → id
         self.by_kind: dict[str, list[int]] = {}
         for r in self.conn.execute("SELECT id, canonical_name, kind, aliases, domain, first_seen,"
@@ -140,6 +151,17 @@ class Store:
         for term, is_pattern, domain in self.conn.execute(
                 "SELECT term, is_pattern, domain FROM glossary ORDER BY id"):
             self._add_glossary(term, bool(is_pattern), domain)
+        # fictional names (glossary terms and fiction-domain entities): never real-life entities
+        self.fiction, self.real_names, _ = fiction.known_names(self.conn)
+        for name, (domain, _kind) in self.fiction.items():
+            if name not in self.glossary:
+                self.patterns.append((glossary_pattern(name, False), domain))
+        self.candidates: dict[str, dict[str, Any]] = {
+            fiction.fold(r["term"]): dict(r) for r in self.conn.execute(
+                "SELECT * FROM glossary_candidates ORDER BY id")}
+        row = self.conn.execute("SELECT id FROM entities WHERE is_self = 1 ORDER BY id LIMIT 1"
+                                ).fetchone()
+        self.self_id: int | None = int(row[0]) if row else None
         self.pool: deque[PoolItem] = deque(maxlen=POOL_WINDOW)
         rows = self.conn.execute(
             "SELECT p.event_id, p.observation_id, p.speaker, p.topic, p.intensity, e.description,"
@@ -180,6 +202,10 @@ class Store:
         self.by_kind.setdefault(row.kind, []).append(row.id)
         for name in row.names():
             self.by_name.setdefault((norm_name(name), row.kind), row.id)
+            if row.domain != "real":
+                self.fiction_ids.setdefault(_fiction_key(name), row.id)
+            elif row.kind not in offline.FICTION_KINDS:
+                self.real_ids.setdefault(_fiction_key(name), row.id)
 
     def best_match(self, name: str, kind: str) -> tuple[int | None, float]:
         key = norm_name(name)
@@ -207,7 +233,25 @@ class Store:
     def _add_glossary(self, term: str, is_pattern: bool, domain: str) -> None:
         if not is_pattern:
             self.glossary[term] = domain
+            if hasattr(self, "fiction"):
+                self.fiction.setdefault(term, (domain, "fictional_character"))
         self.patterns.append((glossary_pattern(term, is_pattern), domain))
+
+    def fiction_of(self, name: str) -> tuple[str, str] | None:
+        """(domain, kind) when the glossary or a fiction-domain entity knows this name (or, for
+        a person's name, its first word: "Ilse" knows "Ilse Marrow")."""
+        found = self.fiction.get(name)
+        if found is None and " (of " not in name:
+            found = self.fiction.get(name.removeprefix("The "))
+        if found is None and " " in name and " (of " not in name:
+            found = self.fiction.get(name.split()[0])
+            if found is not None and found[1] != "fictional_character":
+                found = None
+        return found
+
+    def fiction_entity(self, name: str) -> int | None:
+        """The fiction-domain entity with this name or alias, of any kind."""
+        return self.fiction_ids.get(_fiction_key(name))
 
     def glossary_domain(self, text: str) -> str | None:
         for pattern, domain in self.patterns:
@@ -250,6 +294,32 @@ class Writer:
         self.actor = actor
         self.captured_at = captured_at or _now_iso()
         self.store = Store(memory)
+        # set per import by ingest_files: the fiction scan's glossary candidates (name → kind)
+        # and the assistant speakers (folded), never made entities
+        self.candidates: dict[str, str] = {}
+        self.assistants: set[str] = set()
+        self.common: set[str] | None = None         # words the import uses in lower case
+        self.observation_ids: dict[tuple[str, str], int] = {}
+
+    def fiction_names(self) -> dict[str, str]:
+        """Names the offline extractor makes fiction-kind entities of: what the glossary and the
+        fiction-domain entities know, and this import's candidates."""
+        out = {name: kind for name, (_domain, kind) in self.store.fiction.items()}
+        for name, kind in self.candidates.items():
+            out.setdefault(name, kind)
+        return out
+
+    def observation_of(self, msg: formats.Message) -> int | None:
+        """The stored observation of a message (its latest version)."""
+        key = (msg.source_kind, msg.source_id)
+        if key not in self.observation_ids:
+            row = self.conn.execute(
+                "SELECT id FROM observations WHERE source_kind = ? AND source_id = ?"
+                " ORDER BY version DESC LIMIT 1", key).fetchone()
+            if row is None:
+                return None
+            self.observation_ids[key] = int(row[0])
+        return self.observation_ids[key]
 
     # -- preparation (no writes) -----------------------------------------------------------
 
@@ -272,7 +342,9 @@ class Writer:
         known = {row.name for row in self.store.entities.values() if row.kind == "person"}
         sent_lists = []
         for msg, _ in items:
-            if msg.light or offline.is_pasted(msg.text):
+            if msg.role == "assistant":
+                sent_lists.append([])   # context, not life events: nothing to tag
+            elif msg.light or offline.is_pasted(msg.text):
                 sent_lists.append([msg.text[:4000]])
             else:
                 sent_lists.append(offline.sentences(msg.text) or [msg.text])
@@ -280,14 +352,17 @@ class Writer:
         tagged = self.memory.tag_texts(flat) if flat else []
         pos = 0
         extractions = []
-        glossary = list(self.store.glossary)
+        names = self.fiction_names()
         for (msg, _), sents in zip(items, sent_lists):
             emos = [dict(t.values) for t in tagged[pos:pos + len(sents)]]
             pos += len(sents)
+            glossary = {**names, **dict.fromkeys(msg.glossary, "fictional_character")}
             ex = offline.extract_offline(msg.text, speaker=msg.speaker, role=msg.role,
                                          sentence_emotions=emos, sents=sents,
-                                         known_people=known, glossary=glossary + msg.glossary,
-                                         light=msg.light)
+                                         known_people=known, glossary=glossary,
+                                         light=msg.light, skip=self.assistants,
+                                         context=msg.context.text if msg.context else "",
+                                         common=self.common)
             extractions.append(ex)
         return self.finish(items, extractions)
 
@@ -300,6 +375,8 @@ class Writer:
                     mention = dates.resolve(seg.text, msg.ts)
                     seg.ts = mention.ts if mention else None
                 t, d = event_texts(msg.speaker, seg.text)
+                if msg.context is not None:
+                    d = f"{d}\n{roles.context_line(msg.context)}"
                 titles.append(t)
                 descs.append(d)
                 owners.append(i)
@@ -350,6 +427,9 @@ class Writer:
             "actors": json.dumps([msg.speaker] if msg.speaker else [], ensure_ascii=False),
             "content_text": msg.text,
             "metadata": json.dumps(metadata, ensure_ascii=False, sort_keys=True), "redacted": 0}})
+        self.observation_ids[(msg.source_kind, msg.source_id)] = obs_id
+        if msg.role == "assistant":
+            counts.assistant_turns += 1
         result: dict[str, Any] = {"observation": obs_id, "events": [], "entities": [],
                                   "new_entities": [], "distilled": []}
 
@@ -367,38 +447,79 @@ class Writer:
         ref_ids: dict[str, int] = {}
         touched: dict[int, dict[str, Any]] = {}
         inserted: dict[int, dict[str, Any]] = {}
+        proposed: set[str] = set()          # refs proposed for the glossary, not entities
+
+        def link(spec_ref: str, entity_id: int, names: Sequence[str], *, make_self: bool) -> None:
+            ref_ids[spec_ref] = entity_id
+            row = st.entities[entity_id]
+            update = touched.setdefault(entity_id, {})
+            new_aliases = [a for a in names
+                           if norm_name(a) not in {norm_name(n) for n in row.names()}]
+            if new_aliases:
+                update["aliases"] = row.aliases + new_aliases
+            if row.last_seen is None or msg.ts > row.last_seen:
+                update["last_seen"] = msg.ts
+            if make_self and st.self_id is None:
+                update["is_self"] = 1
+                st.self_id = entity_id
+
         for spec in ex.entities:
-            kind = spec.kind
-            if kind == "person" and spec.name != msg.speaker and (
-                    spec.name in st.glossary or spec.name.split(" (of ")[0] in st.glossary):
-                kind = "fictional_character"
-            domain = spec.domain or ("fiction_content" if kind == "fictional_character"
-                                     else st.glossary_domain(spec.name) or "real")
-            match, similarity = st.best_match(spec.name, kind)
+            name = spec.name
+            if not spec.is_self and fiction.fold(name.split(" (of ")[0]) in self.assistants:
+                continue                    # the assistant is context, never an entity
+            kind, domain = spec.kind, spec.domain
+            known = None if spec.is_self or name == msg.speaker else st.fiction_of(name)
+            if known is None and not spec.is_self and name != msg.speaker and (
+                    name in self.candidates or kind in offline.FICTION_KINDS):
+                if self._propose(name, self.candidates.get(name, kind), obs_id, changes,
+                                 counts):
+                    proposed.add(spec.ref)
+                    continue
+                kind = "person" if kind in offline.FICTION_KINDS else kind  # rejected: real
+            if known is not None:
+                existing = st.fiction_entity(name)
+                if existing is None and " " in name and known[1] == "fictional_character":
+                    existing = st.fiction_entity(name.split()[0])
+                if existing is not None:
+                    link(spec.ref, existing, [], make_self=False)
+                    continue
+                if kind not in offline.FICTION_KINDS and kind != "place":
+                    kind = "fictional_character"
+                domain = domain or known[0]
+            if spec.is_self or name == msg.speaker:
+                domain = domain or "real"   # whoever speaks is a real person
+            domain = domain or ("fiction_content" if kind in offline.FICTION_KINDS
+                                else st.glossary_domain(name) or "real")
+            if spec.is_self and st.self_id is not None:
+                match, similarity = st.self_id, 1.0
+            else:
+                match, similarity = st.best_match(name, kind)
+                same_name = st.real_ids.get(_fiction_key(name))
+                if (similarity < MERGE_AT and same_name is not None and domain == "real"
+                        and kind not in offline.FICTION_KINDS):
+                    # the very name of a real-life entity of another kind: the kind was a
+                    # guess ("Biscuit" the dog is not a person), the name is not
+                    match, similarity = same_name, 1.0
             if match is not None and similarity >= MERGE_AT:
-                ref_ids[spec.ref] = match
-                row = st.entities[match]
-                update = touched.setdefault(match, {})
-                new_aliases = [a for a in [spec.name, *spec.aliases]
-                               if norm_name(a) not in {norm_name(n) for n in row.names()}]
-                if new_aliases:
-                    update["aliases"] = row.aliases + new_aliases
-                if row.last_seen is None or msg.ts > row.last_seen:
-                    update["last_seen"] = msg.ts
+                link(spec.ref, match, [name, *spec.aliases] if not spec.is_self else [],
+                     make_self=spec.is_self)
                 continue
             entity_id = next_entity
             next_entity += 1
-            row = EntityRow(entity_id, spec.name, kind, list(spec.aliases), domain, msg.ts, msg.ts)
+            row = EntityRow(entity_id, name, kind, list(spec.aliases), domain, msg.ts, msg.ts)
+            is_self = spec.is_self and st.self_id is None
             inserted[entity_id] = {
-                "id": entity_id, "key": None, "canonical_name": spec.name, "kind": kind,
+                "id": entity_id, "key": None, "canonical_name": name, "kind": kind,
                 "aliases": json.dumps(row.aliases, ensure_ascii=False), "domain": domain,
                 "salience": 0.5, "emotional_weight": 0.0, "first_seen": msg.ts,
-                "last_seen": msg.ts, "is_self": int(spec.is_self), "do_not_probe": 0,
+                "last_seen": msg.ts, "is_self": int(is_self), "do_not_probe": 0,
                 "description": ""}
             changes.append({"t": "entities", "a": "insert", "row": inserted[entity_id]})
             changes.append({"t": "evidence", "a": "insert", "row": {
                 "observation_id": obs_id, "row_kind": "entity", "row_id": entity_id}})
             st._index(row)
+            if is_self:
+                st.self_id = entity_id
             ref_ids[spec.ref] = entity_id
             counts.entities += 1
             result["new_entities"].append(entity_id)
@@ -406,7 +527,7 @@ class Writer:
                 changes.append({"t": "merge_proposals", "a": "insert", "row": {
                     "id": next_prop, "keep_entity": match, "merge_entity": entity_id,
                     "similarity": round(float(similarity), 4), "status": "pending",
-                    "reason": f"{spec.name!r} ~ {st.entities[match].name!r}"}})
+                    "reason": f"{name!r} ~ {st.entities[match].name!r}"}})
                 next_prop += 1
                 counts.merge_proposals += 1
         for entity_id, update in touched.items():
@@ -421,6 +542,8 @@ class Writer:
             if "last_seen" in update:
                 old["last_seen"] = row.last_seen
                 row.last_seen = update["last_seen"]
+            if "is_self" in update:
+                old["is_self"] = 0
             if update:
                 changes.append({"t": "entities", "a": "update", "pk": {"id": entity_id},
                                 "set": update, "old": old})
@@ -478,7 +601,9 @@ class Writer:
             next_fact += 1
             counts.facts += 1
 
-        # events
+        # events (a short answer's question is evidence too: it gives the answer its meaning)
+        asked = self.observation_of(msg.context) if msg.context is not None else None
+        context = [asked] if asked is not None and ex.segments else []
         seg_ids: list[int] = []
         deltas: dict[int, float] = {}      # entity -> intensity added (for salience)
         pooled: list[PoolItem] = []
@@ -488,9 +613,10 @@ class Writer:
             seg_ids.append(event_id)
             vivid = seg.intensity >= THETA
             ents = [ref_ids[r] for r in seg.entities if r in ref_ids]
-            fiction = any(st.entities[e].kind == "fictional_character" for e in ents)
+            fictional = any(st.entities[e].kind == "fictional_character" for e in ents) or any(
+                r in proposed for r in seg.entities)
             domain = (seg.domain or msg.domain or st.glossary_domain(seg.text)
-                      or ("fiction_content" if fiction else "real"))
+                      or ("fiction_content" if fictional else "real"))
             cls = seg.belief_class or beliefs.DEFAULT_CLASS
             if vivid and cls == "hypothesis":
                 cls = beliefs.DEFAULT_CLASS
@@ -522,7 +648,8 @@ class Writer:
                 deltas[entity_id] = deltas.get(entity_id, 0.0) + fields["intensity"]
             _, event_changes = records.event_changes(
                 conn, fields, event_id=event_id, entities=ents, parents=parents,
-                evidence=[obs_id], emotions=prep.emotions[k], vectors=[prep.vectors[k]])
+                evidence=[obs_id, *context], emotions=prep.emotions[k],
+                vectors=[prep.vectors[k]])
             changes.extend(event_changes)
             result["events"].append(event_id)
             if vivid:
@@ -554,6 +681,39 @@ class Writer:
             if distilled is not None:
                 result["distilled"].append(distilled)
         return result
+
+    def _propose(self, name: str, kind: str, obs_id: int, changes: list[dict[str, Any]],
+                 counts: Counts) -> bool:
+        """A new fictional name: a glossary candidate (new, or one more mention), with this
+        observation as its evidence. False when a person rejected it: the name is real."""
+        from core.store.commands import next_id
+
+        st = self.store
+        key = fiction.fold(name)
+        row = st.candidates.get(key)
+        if row is not None and row["status"] == "rejected":
+            return False
+        if row is not None and row["status"] == "accepted":
+            return True     # accepted since this import began: the glossary has it now
+        if row is None:
+            row = {"id": max([next_id(self.conn, "glossary_candidates"),
+                              *(r["id"] + 1 for r in st.candidates.values())]),
+                   "term": name, "kind": kind if kind in beliefs.ENTITY_KINDS
+                   else "fictional_character", "domain": "fiction_content", "mentions": 1,
+                   "status": "pending", "note": "only inside fiction passages"}
+            changes.append({"t": "glossary_candidates", "a": "insert", "row": dict(row)})
+            st.candidates[key] = row
+            counts.glossary_candidates += 1
+        else:
+            changes.append({"t": "glossary_candidates", "a": "update", "pk": {"id": row["id"]},
+                            "set": {"mentions": row["mentions"] + 1},
+                            "old": {"mentions": row["mentions"]}})
+            row["mentions"] += 1
+        evidence = {"observation_id": obs_id, "row_kind": "glossary_candidate",
+                    "row_id": row["id"]}
+        if not any(c["t"] == "evidence" and c.get("row") == evidence for c in changes):
+            changes.append({"t": "evidence", "a": "insert", "row": evidence})
+        return True
 
     def _supersede(self, msg: formats.Message, successor: int, counts: Counts,
                    deltas: dict[int, float]) -> list[dict[str, Any]]:
@@ -711,14 +871,20 @@ def _cancelled(cancel: Any) -> bool:
 
 def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: str = "auto",
                  extractor: str = "offline", progress: ProgressFn | None = None,
-                 cancel: Any = None, captured_at: str | None = None) -> dict[str, Any]:
+                 cancel: Any = None, captured_at: str | None = None,
+                 me: str | None = None) -> dict[str, Any]:
     """Import files (format auto-detected). Every file is parsed and validated before anything
     is written; a malformed file raises ValidationError naming the file and the line or field.
     Writes commit per batch of whole observations; `cancel.is_set()` is checked between
-    observations, so a cancelled import leaves a consistent memory (rerun to finish)."""
+    observations, so a cancelled import leaves a consistent memory (rerun to finish).
+
+    `me` names the person whose memory this is: their turns are the user's (core/ingest/
+    roles.py). The assistant's turns are kept as context only. Names found only inside fiction
+    passages are proposed for the glossary (core/ingest/fiction.py)."""
     if isinstance(paths, (str, Path)):
         paths = [paths]
     memory._writable()
+    person = roles.memory_person(memory.conn, me)
     parsed: list[tuple[Path, str, list[formats.Message]]] = []
     for p in paths:
         path = Path(p)
@@ -728,7 +894,14 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
 
             data = corpus.load_corpus_file(path)
             corpus.validate(data, str(path))  # fail before anything is written
+        roles.assign_roles(messages, person, me_given=me is not None, label=str(path))
         parsed.append((path, kind, messages))
+    every = [m for _, _, messages in parsed for m in messages]
+    known_fiction, known_real, patterns = fiction.known_names(memory.conn)
+    common = names.lowercase_words(m.text for m in every)
+    candidates = fiction.scan(every, fiction=known_fiction, real=known_real, patterns=patterns,
+                              rejected=fiction.rejected_candidates(memory.conn), common=common)
+    assistants = roles.assistant_names(every)
     total = sum(len(m) for _, _, m in parsed)
     done = 0
     results = []
@@ -749,6 +922,7 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
         counts = Counts()
         writer = Writer(memory, actor="import" if runner is None else runner.actor,
                         captured_at=captured_at)
+        writer.candidates, writer.assistants, writer.common = candidates, assistants, common
         pending: list[tuple[formats.Message, int]] = []
 
         def flush() -> bool:
@@ -812,11 +986,12 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
     totals = Counts()
     for r in results:
         if "observations" in r:
-            for k in ("new", "duplicate", "versioned"):
+            for k in ("new", "duplicate", "versioned", "assistant_turns"):
                 setattr(totals, k, getattr(totals, k) + r["observations"][k])
             for k in ("vivid", "pooled", "distilled", "absorbed", "superseded"):
                 setattr(totals, k, getattr(totals, k) + r["events"][k])
-            for k in ("entities", "merge_proposals", "relations", "facts", "links", "skipped"):
+            for k in ("entities", "merge_proposals", "relations", "facts", "links", "skipped",
+                      "glossary_candidates"):
                 setattr(totals, k, getattr(totals, k) + r[k])
             totals.errors += r["errors"]
     summary["total"] = totals.summary()

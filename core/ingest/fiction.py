@@ -1,16 +1,16 @@
 """Fiction stays fiction (INGEST §2.3, docs/cli.md "Fiction and the glossary").
 
 A name that the glossary or a fiction-domain entity already knows is never made a real-life
-entity. A new capitalised name that only ever occurs inside a fiction passage is proposed for
-the glossary (a glossary candidate a person accepts or rejects) instead of being made an entity.
+entity. A new capitalised name that occurs (mostly) inside fiction passages is proposed for the
+glossary (a glossary candidate a person accepts or rejects) instead of being made an entity.
 
-A fiction passage is a sentence that
+A fiction passage is a message (a chat turn, a paragraph) that
   - belongs to a fiction item (a novel's chapter or character note), or
   - says so ("in my novel", "the protagonist", "my characters", "the villain", "a new
     character", "the final chapter", …), or
   - names something fictional: a glossary term, a fiction-domain entity, or a name this scan
     has already found to be fictional (so a novel's names carry each other: "Ilse" marks the
-    sentence in which "Greywick" appears).
+    message in which "Greywick" appears).
 The scan runs over a whole import before anything is written (every file is parsed first), so
 its answer depends on the input only: a rerun after a crash proposes the same names.
 """
@@ -37,7 +37,7 @@ CUES = re.compile(
     r"five|six|seven|eight|nine|ten)\b|\bthe (?:novel|book|story) (?:opens|ends|begins)\b")
 # "the Drowned Chapel chapter": a part of a work named by its title
 TITLED_PART = re.compile(r"\b[A-Z][\w'’]+(?: [A-Z][\w'’]+)* (?:chapter|scene|storyline|subplot)s?\b")
-ROUNDS = 3           # propagation through co-occurring names stops after this many rounds
+ROUNDS = 4           # propagation through co-occurring names stops after this many rounds
 _REL_NAMED = re.compile(r"(?i)\b(?:my|our)\s+(?:\w+\s+)?(?:mom|mother|mum|dad|father|sister|"
                         r"brother|husband|wife|partner|boyfriend|girlfriend|son|daughter|aunt|"
                         r"uncle|cousin|niece|nephew|friend|boss|therapist|coworker|colleague|"
@@ -98,19 +98,22 @@ def scan(messages: Sequence[Message], *, fiction: Mapping[str, tuple[str, str]],
          common: Set[str] | None = None) -> dict[str, str]:
     """The import's glossary candidates: name → kind guess (fictional_character or place).
 
-    A name is a candidate when at least half of its mentions sit in sentences that something
-    other than the name itself marks as fiction (a cue, a known fictional name, another
-    candidate), it is not a real-life name the memory knows, not a speaker, not named as
-    someone's relative ("my sister Anna"), and not a name a person rejected. Candidates mark
-    sentences in turn, for ROUNDS rounds (a novel's names carry each other)."""
-    from core.ingest.offline import PLACE_PREP, sentences
+    A passage is one message (a chat turn, a paragraph). A name is a candidate when most of the
+    passages that mention it (anywhere, a sentence's first word too) are marked as fiction by
+    something other than the name itself (a cue, a known fictional name, another candidate, its
+    own longer or shorter form), and it is not a real-life name the memory knows,
+    not a speaker, not named as someone's relative ("my sister Anna"), and not a name a person
+    rejected. Candidates mark sentences in turn, for ROUNDS rounds (a novel's names carry each
+    other)."""
+    from core.ingest.offline import sentences
 
     known = _name_regex(list(fiction))
     never: set[str] = set(real) | set(rejected)     # folded names that are real
     places: set[str] = set()
-    marked: list[bool] = []                         # per sentence: a cue or a known name
-    caps: list[set[str]] = []                       # per sentence: its capitalised words
-    where: dict[str, list[int]] = {}                # name → sentences that mention it
+    texts: list[str] = []
+    marked: list[bool] = []                         # per passage: a cue or a known name
+    caps: list[set[str]] = []                       # per passage: its capitalised words
+    found: set[str] = set()
     for msg in messages:
         if msg.role == "assistant":
             continue
@@ -119,26 +122,36 @@ def scan(messages: Sequence[Message], *, fiction: Mapping[str, tuple[str, str]],
         whole = msg.domain in FICTION_DOMAINS
         for m in _REL_NAMED.finditer(msg.text):
             never.add(fold(m.group(1)))
-        places.update(m.group(1) for m in PLACE_PREP.finditer(msg.text))
+        places.update(m.group(1) for m in _IN_PLACE.finditer(msg.text))
+        texts.append(msg.text)
+        marked.append(whole or bool(CUES.search(msg.text) or TITLED_PART.search(msg.text))
+                      or bool(known and known.search(msg.text))
+                      or any(p.search(msg.text) for p in patterns))
+        caps.append(set(_CAPS.findall(msg.text)))
         for sent in sentences(msg.text) or [msg.text]:
-            index = len(marked)
-            marked.append(whole or bool(CUES.search(sent) or TITLED_PART.search(sent))
-                          or bool(known and known.search(sent))
-                          or any(p.search(sent) for p in patterns))
-            caps.append({w for w in _CAPS.findall(sent)})
-            for name in name_rules.name_candidates(sent, common=common):
-                where.setdefault(name, []).append(index)
+            found.update(name_rules.name_candidates(sent, common=common))
+    by_head: dict[str, list[str]] = {}
+    for name in found:
+        if fold(name) not in never and name not in fiction and name.split()[0] not in fiction:
+            by_head.setdefault(name.split()[0], []).append(name)
+    where: dict[str, list[int]] = {}                # name → every passage that mentions it
+    for index, words in enumerate(caps):
+        for head in words & by_head.keys():
+            for name in by_head[head]:
+                if " " not in name or name in texts[index]:
+                    where.setdefault(name, []).append(index)
     candidates: dict[str, str] = {}
     for _ in range(ROUNDS):
-        heads = {name.split()[0] for name in candidates}
+        heads: dict[str, set[str]] = {}              # first word → candidates with it
+        for name in candidates:
+            heads.setdefault(name.split()[0], set()).add(name)
         new: dict[str, str] = {}
-        for name, found in where.items():
-            if fold(name) in never or name in fiction or name.split()[0] in fiction:
-                continue
-            head = name.split()[0]
-            others = heads - {head}
-            inside = sum(1 for i in found if marked[i] or caps[i] & others)
-            if 2 * inside >= len(found):
+        for name, sents in where.items():
+            # another candidate marks a sentence ("Ilse Marrow" marks "Ilse refuses …" for
+            # "Ilse"); a name never marks its own sentences
+            others = {h for h, names in heads.items() if names - {name}}
+            inside = sum(1 for i in sents if marked[i] or caps[i] & others)
+            if 2 * inside > len(sents):
                 new[name] = "place" if name in places else "fictional_character"
         if new.keys() == candidates.keys():
             break
@@ -146,6 +159,8 @@ def scan(messages: Sequence[Message], *, fiction: Mapping[str, tuple[str, str]],
     return dict(sorted(candidates.items()))
 
 
+_IN_PLACE = re.compile(r"\b(?:in|at|near|from|visited|visiting)\s+(?:the\s+)?"
+                       r"([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)")
 _CAPS = re.compile(r"\b[A-Z][A-Za-z'’\-]*")
 
 

@@ -219,8 +219,6 @@ class PulseTools:
         return handler(_args(name, arguments))
 
     def tool_recall(self, a: dict[str, Any]) -> dict[str, Any]:
-        from core.scoring.state import parse_state
-
         query = _text("recall", "query", a["query"], MAX_QUERY)
         top_k = _int("recall", "top_k", a.get("top_k", 5), 1, MAX_TOP_K)
         chain = a.get("chain", False)
@@ -242,7 +240,7 @@ class PulseTools:
         if state is not None:
             _check_state(state)
         try:
-            parsed = parse_state(state) if state is not None else None
+            parsed = self.memory.parse_state(state) if state is not None else None
         except PulseError as exc:
             raise ToolError(f"recall: user_state: {exc}") from None
         out = self.memory.retrieve(query, top_k=top_k, state=parsed, chain=chain,
@@ -253,32 +251,22 @@ class PulseTools:
         text = _text("remember", "text", a["text"], MAX_TEXT)
         ts = a.get("ts")
         if ts is not None:
-            from core.scoring.scorer import parse_iso
-
             _text("remember", "ts", ts, MAX_TS)
             try:
-                parse_iso(ts, "ts")
+                self.memory.parse_time(ts, "ts")
             except PulseError as exc:
                 raise ToolError(f"remember: {exc}") from None
-        try:
-            from core.ingest import remember
-        except ImportError:
-            raise ToolError("remember: this Pulse has no ingestion pipeline yet") from None
-        return _finite(remember(self.memory, text, ts, extractor=self.extractor))
+        return _finite(self.memory.remember(text, ts, extractor=self.extractor))
 
     def tool_brief(self, a: dict[str, Any]) -> dict[str, Any]:
-        from core.trust.brief import brief
-
         budget = a.get("budget")
         if budget is not None:
             budget = _int("brief", "budget", budget, 1, MAX_BUDGET)
-        out = brief(self.memory, budget)
+        out = self.memory.brief(budget)
         return {k: out[k] for k in ("text", "tier", "chars", "tokens", "budget", "cut",
                                     "binding_corrections", "journal_ok")}
 
     def tool_correct(self, a: dict[str, Any]) -> dict[str, Any]:
-        from core.trust.corrections import correct
-
         note = _text("correct", "note", a.get("note", ""), MAX_NOTE, required=False)
         withdrawn = _terms("correct", "withdrawn", a.get("withdrawn"))
         replacement = _terms("correct", "replacement", a.get("replacement"))
@@ -294,7 +282,7 @@ class PulseTools:
         if not note.strip() and not withdrawn and not replacement:
             raise ToolError("correct: give a note or withdrawn/replacement terms")
         try:
-            return correct(self.memory, withdrawn=withdrawn, replacement=replacement, note=note,
+            return self.memory.correct(withdrawn=withdrawn, replacement=replacement, note=note,
                            subject=subject, supersedes=supersedes, actor="manual")
         except PulseError as exc:
             raise ToolError(f"correct: {exc}") from None
@@ -306,41 +294,9 @@ class PulseTools:
         if isinstance(ref, str):
             _text("get_event", "id", ref, MAX_REF)
         try:
-            return _finite(event_detail(self.memory, ref))
+            return _finite(self.memory.event_detail(ref))
         except PulseError as exc:
             raise ToolError(f"get_event: {exc}") from None
-
-
-def event_detail(memory: Any, ref: str | int) -> dict[str, Any]:
-    """One event with its emotions, entities, chain links and sources (no vectors)."""
-    from core.store import records
-
-    conn = memory.conn
-    event_id = records.resolve_event(conn, ref)
-    event = dict(conn.execute("SELECT * FROM events WHERE id = ?", (event_id,)).fetchone())
-    try:
-        event["biometrics"] = json.loads(event["biometrics"] or "{}")
-    except ValueError:
-        pass
-    emo = conn.execute("SELECT * FROM event_emotions WHERE event_id = ?", (event_id,)).fetchone()
-    if emo is not None:
-        emo = dict(emo)
-        emo.pop("event_id")
-    entities = [dict(r) for r in conn.execute(
-        "SELECT e.id, e.key, e.canonical_name AS name, e.kind FROM event_entities l"
-        " JOIN entities e ON e.id = l.entity_id WHERE l.event_id = ? ORDER BY e.id", (event_id,))]
-    parents = [dict(r) for r in conn.execute(
-        "SELECT parent_id AS id, kind, strength FROM event_chains WHERE child_id = ?"
-        " ORDER BY parent_id", (event_id,))]
-    children = [dict(r) for r in conn.execute(
-        "SELECT child_id AS id, kind, strength FROM event_chains WHERE parent_id = ?"
-        " ORDER BY child_id", (event_id,))]
-    sources = [dict(r) for r in conn.execute(
-        "SELECT DISTINCT o.id, o.source_kind, o.source_id, o.observed_at FROM observations o"
-        " WHERE o.id IN (SELECT observation_id FROM evidence WHERE row_kind = 'event'"
-        " AND row_id = ?) OR o.id = ? ORDER BY o.id", (event_id, event["source_observation"]))]
-    return {"event": event, "emotions": emo, "entities": entities, "parents": parents,
-            "children": children, "sources": sources}
 
 
 # -- the MCP server ------------------------------------------------------------------------------

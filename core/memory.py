@@ -1,6 +1,12 @@
-"""The public face of the engine: open a memory, import, retrieve, explain, edit.
+"""The public face of the engine: open a memory, import, retrieve, explain, edit, curate,
+erase, correct, brief, undo, export.
 
-The CLI, the desktop app and the MCP server are thin fronts over this class.
+`Memory` is the one public Python API: the CLI, the desktop app and the MCP server are thin
+fronts over it and import nothing else from `core` but `core.errors` and the vocabulary modules
+(`core.beliefs`, `core.emotion.plutchik`); tests/test_architecture.py checks this. Its methods
+live in three modules for size: here (lifecycle, import, retrieval, belief edits, integrity),
+`core.memory_curation` (files in, merges, glossary, entity and event edits, links, the graph
+viewer) and `core.memory_trust` (erasure, corrections, brief, verdicts, undo, journal files).
 """
 
 from __future__ import annotations
@@ -15,6 +21,8 @@ from typing import Any
 import numpy as np
 
 from core.errors import PulseError
+from core.memory_curation import CurationOps
+from core.memory_trust import TrustOps
 from core.store import db, journal, records
 from core.store.commands import transaction
 from core.store.digest import digest as content_digest
@@ -36,7 +44,7 @@ def demo_corpus_path() -> Path:
     return Path(__file__).resolve().parent.parent / "resources" / "demo" / "demo_memory.json"
 
 
-class Memory:
+class Memory(CurationOps, TrustOps):
     """One memory file. Not thread-safe: give each thread its own Memory."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path, read_only: bool = False) -> None:
@@ -119,36 +127,6 @@ class Memory:
         return corpus.import_plan(self.conn, plan, captured_at=_now_iso(),
                                   embed=self.embed_texts, tag=self.tag_texts)
 
-    def import_files(self, paths: str | Path | Iterable[str | Path], *, fmt: str = "auto",
-                     extractor: str = "offline", me: str | None = None,
-                     progress: ProgressFn | None = None, cancel: Any = None) -> dict[str, Any]:
-        """Import chats, chat exports, notes, an Obsidian folder or a corpus (format detected
-        from content); the `pulse import` summary. `me` names the person whose memory this is:
-        their turns are the user's, an assistant's turns are kept as context only (never events
-        or entities). `extractor`: "offline", "llm" (models.json's triage and extract aliases)
-        or one alias. `cancel.is_set()` stops between messages, leaving a consistent memory."""
-        from core.ingest import ingest_files
-
-        self._writable()
-        if isinstance(paths, (str, Path)):
-            paths = [paths]
-        return ingest_files(self, list(paths), fmt=fmt, extractor=extractor, me=me,
-                            progress=progress, cancel=cancel)
-
-    def glossary_candidates(self, status: str | None = "pending") -> list[dict[str, Any]]:
-        """Names an import found only inside fiction passages, proposed for the glossary."""
-        from core.ingest.fiction import list_candidates
-
-        return list_candidates(self, status)
-
-    def resolve_glossary_candidate(self, candidate_id: int, accept: bool, *,
-                                   actor: str = "manual") -> dict[str, Any]:
-        """Accept a candidate (it becomes a glossary term) or reject it (the name is real).
-        Journaled, undoable."""
-        from core.ingest.fiction import resolve_candidate
-
-        return resolve_candidate(self, candidate_id, accept, actor=actor)
-
     # -- retrieval ---------------------------------------------------------------------------
 
     @property
@@ -191,6 +169,85 @@ class Memory:
                        chain=bool(chain), domains=tuple(domains) if domains else None,
                        settings=settings)
 
+    # -- vocabulary and settings (no memory needed) ----------------------------------------
+
+    @staticmethod
+    def parse_state(data: Any) -> Any:
+        """A UserState from a dict (or None); unknown keys and bad values are refused."""
+        from core.scoring.state import parse_state
+
+        return parse_state(data)
+
+    @staticmethod
+    def parse_state_text(text: str, source: str = "state") -> Any:
+        """A UserState from JSON text (`--state FILE`)."""
+        from core.scoring.state import parse_state_text
+
+        return parse_state_text(text, source)
+
+    @staticmethod
+    def parse_time(text: str, what: str = "time") -> datetime:
+        """An ISO-8601 time (UTC when no offset is given); PulseError naming `what`."""
+        from core.scoring.scorer import parse_iso
+
+        return parse_iso(text, what)
+
+    @staticmethod
+    def scorer_defaults() -> Any:
+        """The default scorer constants (α, β, γ, δ, λ per class, …) as a ScorerSettings."""
+        from core.scoring.settings import DEFAULT_SETTINGS
+
+        return DEFAULT_SETTINGS
+
+    @staticmethod
+    def scorer_settings_from_file(path: str | Path) -> Any:
+        from core.scoring.settings import ScorerSettings
+
+        return ScorerSettings.from_file(path)
+
+    @staticmethod
+    def parse_models(data: Any, source: str = "models.json") -> Any:
+        """Validate a models.json object; returns the router (its `.models` by alias)."""
+        from core.llm.router import parse_models
+
+        return parse_models(data, source)
+
+    @staticmethod
+    def model_fields() -> dict[str, tuple[str, ...]]:
+        """The keys models.json knows: {"required", "optional", "top"}."""
+        from core.llm.router import OPTIONAL, REQUIRED, TOP_KEYS
+
+        return {"required": REQUIRED, "optional": OPTIONAL, "top": TOP_KEYS}
+
+    @staticmethod
+    def model_aliases(path: str | Path | None = None) -> list[str]:
+        """The aliases of models.json (path, else $PULSE_MODELS_PATH, else the default)."""
+        from core.llm.router import load_router
+
+        return sorted(load_router(path).models)
+
+    @staticmethod
+    def models_path() -> Path:
+        """Where models.json is read from ($PULSE_MODELS_PATH, else the user config folder)."""
+        from core.llm.router import default_models_path
+
+        return default_models_path()
+
+    @staticmethod
+    def embedding_models() -> list[str]:
+        """Embedding models usable on this machine now (none is loaded to find out)."""
+        from core.embedding.registry import available_models
+
+        return available_models()
+
+    @staticmethod
+    def check_model(alias: str, *, prompt: str = "respond with ok",
+                    path: str | Path | None = None) -> dict[str, Any]:
+        """`pulse models check`: one real call through the alias's provider."""
+        from core.llm.router import check_alias
+
+        return check_alias(alias, prompt=prompt, path=path)
+
     # -- edits -------------------------------------------------------------------------------
 
     def set_belief(self, event: str | int, *, actor: str = "manual", **fields: Any) -> int | None:
@@ -211,10 +268,20 @@ class Memory:
         return records.pin_core_wound(self.conn, records.resolve_event(self.conn, event),
                                       actor=actor)
 
+    def resolve_event(self, event: str | int) -> int:
+        """An event id from a numeric id, an external key (e001) or "event:ID"."""
+        return records.resolve_event(self.conn, event)
+
     def event(self, event: str | int) -> dict[str, Any]:
         event_id = records.resolve_event(self.conn, event)
         row = self.conn.execute("SELECT * FROM events WHERE id = ?", (event_id,)).fetchone()
         return dict(row)
+
+    def event_detail(self, event: str | int) -> dict[str, Any]:
+        """One event with its emotions, entities, chain links and sources (no vectors)."""
+        from core.store.detail import event_detail
+
+        return event_detail(self.conn, records.resolve_event(self.conn, event))
 
     def embed(self, model: str | None = None, *, all_events: bool = False,
               progress: ProgressFn | None = None) -> dict[str, Any]:

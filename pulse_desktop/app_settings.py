@@ -58,12 +58,9 @@ class AppSettings:
             return Path(env)
         if os.environ.get("PULSE_CONFIG_DIR"):
             return config_dir() / "models.json"
-        try:  # the router's own default, so the app and `pulse` agree
-            from core.llm.router import default_models_path
+        from core.memory import Memory  # the router's own default: the app and `pulse` agree
 
-            return default_models_path()
-        except ImportError:
-            return config_dir() / "models.json"
+        return Memory.models_path()
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

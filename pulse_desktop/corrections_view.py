@@ -1,8 +1,7 @@
 """Corrections tab (JOURNAL §2–4): the list (newest first), add, supersede, a live brief preview
 with a budget slider, and lint a file (BLOCKED / verified / no-evidence per file).
 
-Engine side: core.trust.corrections (correct, list_corrections), core.trust.brief (brief),
-core.trust.guard (load_context, lint_paths). If they cannot be imported the tab says so.
+Engine side: Memory.corrections / correct / brief / lint (core.memory).
 The brief and lint read the whole journal (verify), so they run off the UI thread on the query
 thread's own read-only Memory; adding a correction is one small journaled write on the UI
 thread's Memory.
@@ -52,17 +51,6 @@ DEFAULT_BUDGET = 2000
 VERDICT_COLOURS = {"BLOCKED": "#c62828", "verified": "#2e7d32", "no-evidence": "#8a6d00"}
 
 
-def _trust_api():
-    from core.trust import brief, corrections, guard
-
-    for mod, names in ((corrections, ("correct", "list_corrections")), (brief, ("brief",)),
-                       (guard, ("load_context", "lint_paths"))):
-        missing = [n for n in names if not hasattr(mod, n)]
-        if missing:
-            raise ImportError(f"{mod.__name__} has no {', '.join(missing)} yet")
-    return corrections, brief, guard
-
-
 def split_terms(text: str) -> list[str]:
     """One term per line (a term may contain commas: "1,000")."""
     return [line.strip() for line in text.splitlines() if line.strip()]
@@ -94,12 +82,6 @@ class CorrectionsView(QWidget):
         self.last_lint: dict[str, Any] | None = None
         self.now: datetime | str | None = None     # the brief's "now" (None: the clock)
         self._brief_generation = 0
-        self.api = None
-        self.api_error: str | None = None
-        try:
-            self.api = _trust_api()
-        except Exception as exc:  # noqa: BLE001
-            self.api_error = f"Corrections are unavailable: {exc}"
         self._brief_timer = QTimer(self)
         self._brief_timer.setSingleShot(True)
         self._brief_timer.setInterval(150)
@@ -262,9 +244,7 @@ class CorrectionsView(QWidget):
 
     def reload(self) -> None:
         memory = self.session.memory
-        reason = self.api_error
-        if reason is None and memory is None:
-            reason = "Open a memory to see and add corrections."
+        reason = "Open a memory to see and add corrections." if memory is None else None
         self.banner.setText(reason or "")
         self.banner.setVisible(reason is not None)
         writable = reason is None and not self.session.read_only
@@ -280,7 +260,7 @@ class CorrectionsView(QWidget):
             self.brief_text.clear()
             return
         try:
-            self.corrections = self.api[0].list_corrections(memory)
+            self.corrections = memory.corrections()
         except Exception as exc:  # noqa: BLE001
             self._fail(f"cannot list corrections: {exc}")
             return
@@ -337,9 +317,6 @@ class CorrectionsView(QWidget):
         self.withdrawn_edit.setFocus()
 
     def add_correction(self) -> None:
-        if self.api is None:
-            self._fail(self.api_error or "corrections are unavailable")
-            return
         memory = self.session.memory
         if memory is None:
             self._fail("Open a memory first.")
@@ -357,8 +334,8 @@ class CorrectionsView(QWidget):
                 return
             supersedes.append(int(part))
         try:
-            stored = self.api[0].correct(
-                memory, withdrawn=split_terms(self.withdrawn_edit.toPlainText()),
+            stored = memory.correct(
+                withdrawn=split_terms(self.withdrawn_edit.toPlainText()),
                 replacement=split_terms(self.replacement_edit.toPlainText()),
                 note=self.note_edit.text(), subject=self.subject_edit.text().strip() or None,
                 supersedes=supersedes)
@@ -379,13 +356,12 @@ class CorrectionsView(QWidget):
 
     def refresh_brief(self) -> None:
         path = self.session.path
-        if self.api is None or path is None:
+        if path is None:
             return
         budget = self.budget()
         now = self.now
         self._brief_generation += 1
         generation = self._brief_generation
-        brief_fn = self.api[1].brief
 
         def done(out: dict[str, Any]) -> None:
             if generation != self._brief_generation:
@@ -405,7 +381,7 @@ class CorrectionsView(QWidget):
                 self.brief_text.setPlainText(f"⚠ {text}")
                 self._fail(f"brief: {text}")
 
-        run_query(path, lambda memory: brief_fn(memory, budget, now=now), done, failed)
+        run_query(path, lambda memory: memory.brief(budget, now=now), done, failed)
 
     # -- lint --------------------------------------------------------------------------
 
@@ -416,15 +392,14 @@ class CorrectionsView(QWidget):
 
     def lint(self, paths: list[str | Path]) -> None:
         path = self.session.path
-        if self.api is None or path is None:
-            self._fail(self.api_error or "Open a memory first.")
+        if path is None:
+            self._fail("Open a memory first.")
             return
-        guard = self.api[2]
         names = [str(p) for p in paths]
         self.lint_summary.setText("Checking…")
 
         def work(memory):
-            return guard.lint_paths(guard.load_context(memory), names)
+            return memory.lint(names)
 
         def done(out: dict[str, Any]) -> None:
             self.last_lint = out

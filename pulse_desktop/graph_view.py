@@ -85,17 +85,14 @@ def selection_of(info: dict[str, Any]) -> tuple[str, int] | None:
 
 def build_page(path: Path, out_dir: Path, cancel: threading.Event | None = None) -> dict[str, Any]:
     """Render the viewer page for the memory at `path` into out_dir (worker thread)."""
-    from core.export import page_data, render_page
-
     with Memory.open(path, read_only=True) as memory:
-        data = page_data(memory, title=f"Pulse · {path.name}")
+        page, meta = memory.graph_page(title=f"Pulse · {path.name}")
     if (cancel is not None and cancel.is_set()) or not out_dir.is_dir():
         return {}        # replaced by a newer build, or the window is closing
-    page = render_page(data)
     fd, name = tempfile.mkstemp(prefix="graph-", suffix=".html", dir=out_dir)
     with open(fd, "w", encoding="utf-8", newline="\n") as fh:
         fh.write(page)
-    return {"file": name, "nodes": data["meta"]["counts"]["nodes"], "bytes": len(page)}
+    return {"file": name, "nodes": meta["counts"]["nodes"], "bytes": len(page)}
 
 
 class GraphView(QWidget):

@@ -38,22 +38,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.memory import Memory
 from pulse_desktop.playground_view import run_job
 from pulse_desktop.style import notice_banner
 
 FORMATS = ("auto", "chat", "chatgpt", "claude", "text", "obsidian", "corpus")
 PROGRESS_INTERVAL = 0.05   # seconds between progress signals from the worker (UI stays calm)
-
-
-def _ingest_api():
-    """core.ingest's functions, or raise ImportError with the reason."""
-    from core import ingest
-
-    missing = [n for n in ("ingest_files", "detect_format", "list_merge_proposals",
-                           "resolve_merge_proposal") if not hasattr(ingest, n)]
-    if missing:
-        raise ImportError(f"core.ingest has no {', '.join(missing)} yet")
-    return ingest
 
 
 def model_aliases(models_file: Path | None = None) -> tuple[list[str], str | None]:
@@ -124,12 +114,6 @@ class IngestView(QWidget):
         self.paths: list[Path] = []
         self.job = None
         self.last_summary: dict[str, Any] | None = None
-        self.api = None
-        self.api_error: str | None = None
-        try:
-            self.api = _ingest_api()
-        except Exception as exc:  # noqa: BLE001 - the tab explains instead of failing
-            self.api_error = f"Import is unavailable: {exc}"
         self.setAcceptDrops(True)
         self._build()
         session.opened.connect(self._refresh_state)
@@ -264,10 +248,10 @@ class IngestView(QWidget):
     def _refresh_state(self) -> None:
         busy = self.job is not None
         memory = self.session.memory
-        reason = self.api_error
-        if reason is None and memory is None:
+        reason = None
+        if memory is None:
             reason = "Open or create a memory first (File menu)."
-        elif reason is None and self.session.read_only:
+        elif self.session.read_only:
             reason = self.session.read_only_reason or "This memory is open read-only."
         self.banner.setText(reason or "")
         self.banner.setVisible(reason is not None)
@@ -293,10 +277,8 @@ class IngestView(QWidget):
     # -- files -------------------------------------------------------------------------
 
     def detect(self, path: Path) -> str:
-        if self.api is None:
-            return "?"
         try:
-            return self.api.detect_format(path)
+            return Memory.detect_format(path)
         except Exception as exc:  # noqa: BLE001 - shown next to the file, not raised
             return f"unrecognised: {exc}"
 
@@ -371,10 +353,6 @@ class IngestView(QWidget):
         if self.job is not None:
             self._say("An import is already running.")
             return
-        if self.api is None:
-            QMessageBox.warning(self, "Import", self.api_error or "Import is unavailable.")
-            self.importFailed.emit(self.api_error or "import unavailable")
-            return
         path = self.session.path
         if path is None:
             self._say("Open or create a memory first.")
@@ -392,15 +370,11 @@ class IngestView(QWidget):
         extractor = self.extractor_combo.currentText() or "offline"
         me = self.me_edit.text().strip() or None
         paths = [str(p) for p in self.paths]
-        api = self.api
-
         def work(progress, cancel: threading.Event) -> dict[str, Any]:
-            from core.memory import Memory
-
             memory = Memory.open(path)
             try:
-                return api.ingest_files(memory, paths, fmt=fmt, extractor=extractor, me=me,
-                                        progress=throttled(progress), cancel=cancel)
+                return memory.import_files(paths, fmt=fmt, extractor=extractor, me=me,
+                                           progress=throttled(progress), cancel=cancel)
             finally:
                 memory.close()
 
@@ -490,10 +464,10 @@ class IngestView(QWidget):
     def refresh_proposals(self) -> None:
         self.proposals.setRowCount(0)
         memory = self.session.memory
-        if memory is None or self.api is None:
+        if memory is None:
             return
         try:
-            rows = self.api.list_merge_proposals(memory)
+            rows = memory.merge_proposals()
         except Exception as exc:  # noqa: BLE001 - e.g. an older schema without the table
             self.status.setText(f"Merge proposals unavailable: {exc}")
             return
@@ -521,13 +495,13 @@ class IngestView(QWidget):
             self._say("Wait for the import to finish.")
             return
         memory = self.session.memory
-        if memory is None or self.api is None:
+        if memory is None:
             return
         done = []
         for row in rows:
             pid = self.proposals.item(row, 0).data(Qt.ItemDataRole.UserRole)
             try:
-                result = self.api.resolve_merge_proposal(memory, int(pid), approve)
+                result = memory.resolve_merge(int(pid), approve)
             except Exception as exc:  # noqa: BLE001 - refused (kinds differ, fiction…)
                 QMessageBox.warning(self, "Merge proposal", str(exc))
                 self._say(str(exc))

@@ -448,10 +448,8 @@ class MainWindow(QMainWindow):
         src, redact = Path(memory.path), self.redact_action.isChecked()
 
         def work(_progress, _cancel):
-            from core.export import export_html
-
             with Memory.open(src, read_only=True) as m:
-                return export_html(m, out, redact=redact)
+                return m.export_html(out, redact=redact)
 
         self.statusBar().showMessage("Exporting the viewer…")
         self.run_job(work, done=lambda s: self.statusBar().showMessage(
@@ -471,10 +469,8 @@ class MainWindow(QMainWindow):
         src = Path(memory.path)
 
         def work(_progress, _cancel):
-            from core.trust.replay import export_journal
-
             with Memory.open(src, read_only=True) as m:
-                return export_journal(m, out)
+                return m.export_journal(out)
 
         self.run_job(work, done=lambda s: self.statusBar().showMessage(
             f"Journal written to {s['out']} ({s['rows']} rows)", 15000),

@@ -598,14 +598,15 @@ class PlaygroundView(QWidget):
 
         const_box = QGroupBox("Scorer constants")
         cf = QFormLayout(const_box)
-        from core.scoring.settings import DEFAULT_SETTINGS
+        from core.memory import Memory
 
-        self._defaults = DEFAULT_SETTINGS
+        defaults = Memory.scorer_defaults()
+        self._defaults = defaults
         alpha_row = QHBoxLayout()
         self.alpha_slider = QSlider(Qt.Orientation.Horizontal)
         self.alpha_slider.setRange(0, 100)
-        self.alpha_slider.setValue(round(DEFAULT_SETTINGS.alpha * 100))
-        self.alpha_label = QLabel(f"{DEFAULT_SETTINGS.alpha:.2f}")
+        self.alpha_slider.setValue(round(defaults.alpha * 100))
+        self.alpha_label = QLabel(f"{defaults.alpha:.2f}")
         self.alpha_slider.valueChanged.connect(
             lambda v: self.alpha_label.setText(f"{v / 100:.2f}"))
         self.alpha_slider.setToolTip(help_for("alpha") or "α: the share of relevance that time "
@@ -620,7 +621,7 @@ class PlaygroundView(QWidget):
         af = QFormLayout(self.advanced_box)
         self.advanced: dict[str, QDoubleSpinBox | QSpinBox] = {}
         for name, label, kind, low, high, dec in ADVANCED:
-            default = getattr(DEFAULT_SETTINGS, name)
+            default = getattr(defaults, name)
             if kind is int:
                 spin = QSpinBox()
                 spin.setRange(int(low), int(high))
@@ -634,7 +635,7 @@ class PlaygroundView(QWidget):
             self.advanced[name] = spin
             af.addRow(label, spin)
         self.decay: dict[str, QDoubleSpinBox] = {}
-        for cls, value in DEFAULT_SETTINGS.decay_per_day.items():
+        for cls, value in defaults.decay_per_day.items():
             spin = QDoubleSpinBox()
             spin.setDecimals(5)
             spin.setRange(0.0, 1.0)
@@ -785,9 +786,9 @@ class PlaygroundView(QWidget):
 
     def set_state(self, state: dict[str, Any]) -> None:
         """Fill the controls from a UserState dict (unknown keys are refused by parse_state)."""
-        from core.scoring.state import parse_state
+        from core.memory import Memory
 
-        parse_state(state)  # validate first: a bad dict changes nothing
+        Memory.parse_state(state)  # validate first: a bad dict changes nothing
         self.clear_state()
         for e, v in (state.get("mood_vector") or {}).items():
             self.mood[e].set_value(v)

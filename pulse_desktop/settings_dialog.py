@@ -67,12 +67,10 @@ def _line_of(text: str, message: str) -> int | None:
                 break
     quoted = [n for n in re.findall(r"'([^']+)'", message)
               if not alias or n != alias.group(1)]
-    try:
-        from core.llm.router import OPTIONAL, REQUIRED, TOP_KEYS
+    from core.memory import Memory
 
-        known = (*REQUIRED, *OPTIONAL, *TOP_KEYS)
-    except ImportError:
-        known = ()
+    fields = Memory.model_fields()
+    known = (*fields["required"], *fields["optional"], *fields["top"])
     fields_named = [k for k in known if re.search(rf"(?<![\w']){re.escape(k)}(?![\w'])",
                                                    message)]
     for name in (*reversed(quoted), *fields_named):
@@ -89,12 +87,10 @@ def validate_models(text: str) -> tuple[Any, str | None, int | None]:
     except json.JSONDecodeError as exc:
         return None, f"line {exc.lineno}, column {exc.colno}: not valid JSON ({exc.msg})", \
             exc.lineno
+    from core.memory import Memory
+
     try:
-        from core.llm.router import parse_models
-    except ImportError as exc:
-        return None, f"the model router is not available ({exc})", None
-    try:
-        router = parse_models(data, "models.json")
+        router = Memory.parse_models(data, "models.json")
     except Exception as exc:  # noqa: BLE001 - ValidationError: one line naming the item
         message = str(exc)
         line = _line_of(text, message)
@@ -359,9 +355,9 @@ class SettingsDialog(QDialog):
 
     def _fill_embedding(self) -> None:
         try:
-            from core.embedding.registry import available_models
+            from core.memory import Memory
 
-            names = available_models()
+            names = Memory.embedding_models()
         except Exception as exc:  # noqa: BLE001
             names = []
             self.embed_status.setText(f"⚠ cannot list embedding models: {exc}")

@@ -90,7 +90,6 @@ def view(qtbot, session):
 
     v = IngestView(session)
     qtbot.addWidget(v)
-    assert v.api is not None, v.api_error
     return v
 
 
@@ -178,12 +177,11 @@ def test_import_cancel_halfway_then_complete(qtbot, view, session, tmp_path):
 
 
 def test_merge_proposals_listed_and_resolved(qtbot, view, session, tmp_path):
-    api = view.api
     chat = write_chat(tmp_path / "chat.json", 40)
     with qtbot.waitSignal(view.importFinished, timeout=600_000):
         view.add_paths([chat])
         view.start_import()
-    proposals = api.list_merge_proposals(session.memory)
+    proposals = session.memory.merge_proposals()
     assert view.proposals.rowCount() == len(proposals)
     if not proposals:
         pytest.skip("the offline extractor proposed no merge for this transcript")
@@ -218,33 +216,18 @@ def test_malformed_file_fails_cleanly(qtbot, view, session, tmp_path):
     assert count(session.path, "observations") == 0
 
 
-def test_unavailable_api_shows_message(qtbot, session, monkeypatch):
-    import pulse_desktop.ingest_view as iv
-
-    def broken():
-        raise ImportError("core.ingest has no ingest_files yet")
-
-    monkeypatch.setattr(iv, "_ingest_api", broken)
-    v = iv.IngestView(session)
-    qtbot.addWidget(v)
-    assert v.api is None
-    assert not v.banner.isHidden() and "unavailable" in v.banner.text()
-    assert not v.import_button.isEnabled()
-
-
 def test_detail_panel_says_an_event_was_replaced_by_an_edited_message(qtbot, session, tmp_path):
-    from core.ingest import ingest_files
     from pulse_desktop.detail_panel import DetailPanel
 
     path = tmp_path / "chat.jsonl"
     row = {"id": "m1", "speaker": "Dana", "ts": "2023-05-08T13:56:00Z",
            "text": "My sister Anna moved to Boston last week."}
     path.write_text(json.dumps(row) + "\n", encoding="utf-8")
-    ingest_files(session.memory, [path])
+    session.memory.import_files([path])
     (old,) = [r[0] for r in session.memory.conn.execute("SELECT id FROM events")]
     row["text"] = "My sister Anna moved to Chicago last week."
     path.write_text(json.dumps(row) + "\n", encoding="utf-8")
-    ingest_files(session.memory, [path])
+    session.memory.import_files([path])
     panel = DetailPanel(session)
     qtbot.addWidget(panel)
     session.select("event", old)

@@ -63,10 +63,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_merges_list(args: argparse.Namespace) -> int:
-    from core.ingest import list_merge_proposals
-
     with open_memory(args) as memory:
-        rows = list_merge_proposals(memory, None if args.status == "all" else args.status)
+        rows = memory.merge_proposals(None if args.status == "all" else args.status)
     lines = [f"{r['id']:>5}  {r['status']:<9} keep {r['keep_name']!s} ({r['keep_kind']})  <-  "
              f"{r['merge_name']!s} ({r['merge_kind']})  similarity {r['similarity']:.2f}"
              for r in rows]
@@ -75,19 +73,15 @@ def cmd_merges_list(args: argparse.Namespace) -> int:
 
 
 def cmd_merges_resolve(args: argparse.Namespace) -> int:
-    from core.ingest import resolve_merge_proposal
-
     with open_memory(args) as memory:
-        result = resolve_merge_proposal(memory, args.proposal, args.approve)
+        result = memory.resolve_merge(args.proposal, args.approve)
     emit(args, result)
     return 0
 
 
 def cmd_glossary_list(args: argparse.Namespace) -> int:
-    from core.ingest import list_glossary
-
     with open_memory(args) as memory:
-        rows = list_glossary(memory)
+        rows = memory.glossary()
     lines = [f"{r['id']:>5}  {'/' + r['term'] + '/' if r['is_pattern'] else r['term']}  "
              f"-> {r['domain']} ({r['kind']}){'  ' + r['note'] if r['note'] else ''}"
              for r in rows]
@@ -96,21 +90,17 @@ def cmd_glossary_list(args: argparse.Namespace) -> int:
 
 
 def cmd_glossary_add(args: argparse.Namespace) -> int:
-    from core.ingest import add_glossary_term, apply_glossary_term
-
     with open_memory(args) as memory:
-        entry = add_glossary_term(memory, args.term, domain=args.domain, pattern=args.pattern,
-                                  kind=args.kind, note=args.note)
-        changed = apply_glossary_term(memory, entry) if args.apply else []
+        entry = memory.add_glossary_term(args.term, domain=args.domain, pattern=args.pattern,
+                                         kind=args.kind, note=args.note)
+        changed = memory.apply_glossary_term(entry) if args.apply else []
     emit(args, {"id": entry, "term": args.term, "domain": args.domain, "events": changed})
     return 0
 
 
 def cmd_glossary_apply(args: argparse.Namespace) -> int:
-    from core.ingest import apply_glossary_term
-
     with open_memory(args) as memory:
-        changed = apply_glossary_term(memory, args.entry)
+        changed = memory.apply_glossary_term(args.entry)
     emit(args, {"id": args.entry, "events": changed})
     return 0
 
@@ -125,11 +115,9 @@ def cmd_glossary_candidates(args: argparse.Namespace) -> int:
 
 
 def cmd_glossary_resolve(args: argparse.Namespace) -> int:
-    from core.ingest import apply_glossary_term
-
     with open_memory(args) as memory:
         result = memory.resolve_glossary_candidate(args.candidate, args.accept)
         if args.accept and getattr(args, "apply", False) and result["glossary"] is not None:
-            result["events"] = apply_glossary_term(memory, result["glossary"])
+            result["events"] = memory.apply_glossary_term(result["glossary"])
     emit(args, result)
     return 0

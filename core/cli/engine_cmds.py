@@ -12,7 +12,6 @@ from core.cli.output import Progress, emit
 from core.errors import PulseError, ValidationError
 from core.files import read_input
 from core.memory import Memory, default_db_path, demo_corpus_path
-from core.scoring.state import parse_state_text
 
 
 def open_memory(args: argparse.Namespace, *, create: bool = False, path: str | None = None
@@ -78,11 +77,10 @@ def query_options(args: argparse.Namespace) -> dict[str, Any]:
     options: dict[str, Any] = {"top_k": args.top_k, "scorer": args.scorer, "now": args.now,
                                "chain": args.chain, "domains": args.domains}
     if args.state:
-        options["state"] = parse_state_text(read_input(args.state, what="state"), args.state)
+        options["state"] = Memory.parse_state_text(read_input(args.state, what="state"),
+                                                   args.state)
     if args.settings:
-        from core.scoring.settings import ScorerSettings
-
-        options["settings"] = ScorerSettings.from_file(args.settings)
+        options["settings"] = Memory.scorer_settings_from_file(args.settings)
     return options
 
 
@@ -116,8 +114,6 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
 
 
 def _retrieve_batch(args: argparse.Namespace) -> int:
-    from core.scoring.state import parse_state
-
     allowed = {"query", "top_k", "scorer", "state", "now", "chain", "domains"}
     failed = 0
     with open_memory(args) as memory:
@@ -136,7 +132,7 @@ def _retrieve_batch(args: argparse.Namespace) -> int:
                     raise ValidationError(f"unknown key {unknown[0]!r}")
                 options = {k: v for k, v in item.items() if k != "query"}
                 if "state" in options:
-                    options["state"] = parse_state(options["state"])
+                    options["state"] = Memory.parse_state(options["state"])
                 out = memory.retrieve(item["query"], **options)
             except PulseError as exc:
                 failed += 1

@@ -20,13 +20,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_export_html(args: argparse.Namespace) -> int:
-    from core.export import export_html
-    from core.graph import parse_domains
-
-    domains = parse_domains(args.domains) if args.domains else None
     with Memory.open(args.db or default_db_path(), read_only=True) as memory:
-        summary = export_html(memory, args.out, domains=domains, redact=args.redact,
-                              include_events=args.include_events, seed=args.seed)
+        summary = memory.export_html(args.out, domains=args.domains or None,
+                                     redact=args.redact, include_events=args.include_events,
+                                     seed=args.seed)
     emit(args, summary, f"wrote {summary['path']}: {summary['nodes']} nodes, "
                         f"{summary['edges']} edges, {summary['bytes'] / 1e6:.1f} MB "
                         f"in {summary['seconds']:.2f} s")

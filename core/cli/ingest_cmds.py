@@ -32,10 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from core.ingest.formats import detect_format
-
     with Memory.open(args.db or default_db_path(), create=True) as memory:
-        formats = [args.format if args.format != "auto" else detect_format(f) for f in args.files]
+        formats = [args.format if args.format != "auto" else memory.detect_format(f)
+                   for f in args.files]
         if all(f == "corpus" for f in formats):
             # the pulse-corpus/1 contract: {"keys": {...}, ...} for one file
             results = [{"file": name, **memory.import_corpus(name)} for name in args.files]
@@ -48,9 +47,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_models_check(args: argparse.Namespace) -> int:
-    from core.llm.router import check_alias
-
-    result = check_alias(args.alias, prompt=args.prompt)
+    result = Memory.check_model(args.alias, prompt=args.prompt)
     emit(args, result)
     if not result.get("ok"):
         raise PulseError(f"model {args.alias!r}: {result.get('error', 'no answer')}")

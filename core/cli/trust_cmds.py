@@ -37,8 +37,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("redo", help="reverse the latest undo")
     p.set_defaults(handler=cmd_redo)
 
-    p = sub.add_parser("forget", help="erase an event, entity or observation everywhere")
-    p.add_argument("ref", metavar="KIND:ID", help="event:ID, entity:ID or observation:ID")
+    p = sub.add_parser("forget", help="erase events, facts, relations, entities or "
+                                      "observations everywhere (irreversible)")
+    p.add_argument("refs", nargs="+", metavar="KIND:ID",
+                   help="event:ID|KEY, fact:ID, relation:ID, entity:ID|KEY|NAME, observation:ID")
+    p.add_argument("--cascade", action="store_true",
+                   help="everything about an entity: its events, the observations quoting it, "
+                        "its facts, relations, merge proposals, glossary terms and corrections")
+    p.add_argument("--dry-run", action="store_true", dest="dry_run",
+                   help="print what would be erased and change nothing")
+    p.add_argument("--keep", nargs="+", default=[], metavar="KIND:ID",
+                   help="items of the preview to leave in place")
     p.set_defaults(handler=cmd_forget)
 
     p = sub.add_parser("correct", help="record a correction")
@@ -98,119 +107,122 @@ def register(sub: argparse._SubParsersAction) -> None:
 # -- journal ----------------------------------------------------------------------------------
 
 def cmd_journal_export(args: argparse.Namespace) -> int:
-    from core.trust.replay import export_journal
-
     with _open(args, read_only=True) as memory:
-        out = export_journal(memory, args.out)
+        out = memory.export_journal(args.out)
     emit(args, out, f"{out['rows']} journal rows written to {out['out']}")
     return 0
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from core.trust.replay import replay
-
     target = args.replay_db or args.db
     if not target:
         raise PulseError("give the memory to build: pulse replay JOURNAL --db NEW")
-    out = replay(args.journal, target)
+    out = Memory.replay(args.journal, target)
     emit(args, out, f"{target}: {out['applied']} rows replayed, {out['already_present']} already "
                     f"there (journal head {out['head']})")
     return 0
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
-    from core.trust.undo import undo
-
     with _open(args) as memory:
-        out = undo(memory, args.seq)
+        out = memory.undo(args.seq)
     emit(args, out, f"journal row {out['seq']}: {out['op']} of row {out['undoes']} "
                     f"({out['target_op']} {out['subject']})")
     return 0
 
 
 def cmd_redo(args: argparse.Namespace) -> int:
-    from core.trust.undo import redo
-
     with _open(args) as memory:
-        out = redo(memory)
+        out = memory.redo()
     emit(args, out, f"journal row {out['seq']}: redo (reverses undo row {out['undoes']})")
     return 0
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
-    from core.trust.forget import forget
-
+    if args.dry_run:
+        with _open(args, read_only=True) as memory:
+            out = memory.forget_preview(args.refs, cascade=args.cascade, keep=args.keep)
+        emit(args, out, _preview_text(out))
+        return 0
     with _open(args) as memory:
-        out = forget(memory, args.ref)
+        out = memory.forget(args.refs, cascade=args.cascade, keep=args.keep)
     rows = sum(out["rows"].values())
-    emit(args, out, f"forgot {out['forgot']}: {rows} rows erased, "
-                    f"{len(out['redacted_journal_rows'])} journal payloads redacted, "
-                    f"tombstone at journal row {out['journal_seq']}")
+    forgot = out["forgot"] if isinstance(out["forgot"], str) else ", ".join(out["forgot"])
+    lines = [f"forgot {forgot}: {rows} rows erased, "
+             f"{len(out['redacted_journal_rows'])} journal payloads redacted, "
+             f"tombstone at journal row {out['journal_seq']}"]
+    if not out["wal_truncated"]:
+        lines.append("warning: another program holds the memory open, so its -wal file could "
+                     "not be emptied yet; close it and run this again to be sure")
+    for copy in out["other_copies"]:
+        lines.append(f"warning: {copy} is an older copy (a backup made before a migration) "
+                     "that still holds what was erased; delete it if it must go too")
+    emit(args, out, "\n".join(lines))
     return 0
+
+
+def _preview_text(out: dict[str, Any]) -> str:
+    counts = ", ".join(f"{n} {kind.replace('_', ' ')}{'s' if n != 1 else ''}"
+                       for kind, n in out["counts"].items())
+    lines = [f"would erase {', '.join(out['refs'])}"
+             + (" and everything about it" if out["cascade"] else "") + f": {counts}"]
+    for item in out["items"]:
+        lines.append(f"  {item['ref']:<18} {item['label'][:80]}"
+                     + (f"  ({item['reason']})" if item["reason"] and not item["root"] else ""))
+    lines.append(f"rows: {sum(out['rows'].values())} in all ("
+                 + ", ".join(f"{t} {n}" for t, n in sorted(out["rows"].items())) + ")")
+    if out["kept_mentions"]:
+        lines.append(f"still naming {out['names'][0]} after this: "
+                     + ", ".join(m["ref"] for m in out["kept_mentions"][:20]))
+    lines.append("nothing was changed (--dry-run); leave items with --keep KIND:ID")
+    return "\n".join(lines)
 
 
 # -- corrections and brief ----------------------------------------------------------------------
 
 def cmd_correct(args: argparse.Namespace) -> int:
-    from core.trust.corrections import correct
-
     with _open(args) as memory:
-        out = correct(memory, withdrawn=args.withdrawn, replacement=args.replacement,
-                      note=args.note, subject=args.subject, supersedes=args.supersedes)
+        out = memory.correct(withdrawn=args.withdrawn, replacement=args.replacement,
+                             note=args.note, subject=args.subject,
+                             supersedes=args.supersedes)
     state = "binding" if out["binding"] else "not enforceable (no withdrawn terms)"
     emit(args, out, f"correction {out['id']} recorded at journal row {out['journal_seq']}: {state}")
     return 0
 
 
 def cmd_corrections(args: argparse.Namespace) -> int:
-    from core.trust.brief import correction_line
-    from core.trust.corrections import list_corrections
-
     with _open(args, read_only=True) as memory:
-        items = list_corrections(memory)
+        items = memory.corrections()
     emit(args, [c.to_dict() for c in items],
-         "\n".join(correction_line(c) for c in items) or "no corrections")
+         "\n".join(Memory.correction_line(c) for c in items) or "no corrections")
     return 0
 
 
 def cmd_brief(args: argparse.Namespace) -> int:
-    from core.trust.brief import brief
-
     with _open(args, read_only=True) as memory:
-        out = brief(memory, args.budget, now=args.now, domains=args.domains)
+        out = memory.brief(args.budget, now=args.now, domains=args.domains)
     emit(args, out, out["text"])
     return 0
 
 
 # -- check, lint, guard --------------------------------------------------------------------------
 
-def _context(args: argparse.Namespace):
-    from core.trust.guard import load_context
-
-    memory = _open(args, read_only=True)
-    try:
-        return load_context(memory)
-    finally:
-        memory.close()
-
-
 def _verdict_line(verdict: str, name: str) -> str:
     return f"  {verdict:<12}{name}"
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from core.trust.guard import BLOCKED, check_text
-
-    ctx = _context(args)
     text = read_input(args.file)
-    out = check_text(ctx, text, None if args.file == "-" else args.file)
+    with _open(args, read_only=True) as memory:
+        ctx = memory.guard_context()
+        out = memory.check_text(text, None if args.file == "-" else args.file, context=ctx)
     out.update(input=args.file, binding_corrections=len(ctx.corrections),
                journal_ok=not ctx.broken)
     human = _verdict_line(out["verdict"], "stdin" if args.file == "-" else args.file)
     if out["reason"]:
         human += f"\n    • {out['reason']}"
     emit(args, out, human)
-    if out["verdict"] == BLOCKED:
+    if out["verdict"] == "BLOCKED":
         return 2
     if args.ci and (not text.strip() or not ctx.corrections):
         print("pulse: check --ci: nothing was checked (empty input or no binding corrections)",
@@ -220,11 +232,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from core.trust.guard import default_lint_paths, lint_paths
-
-    ctx = _context(args)
-    paths = args.paths or default_lint_paths()
-    out = lint_paths(ctx, paths) if paths else lint_paths(ctx, [])
+    paths = args.paths or Memory.default_lint_paths()
+    with _open(args, read_only=True) as memory:
+        ctx = memory.guard_context()
+        out = memory.lint(paths, context=ctx)
     lines = []
     for r in out["files"]:
         lines.append(_verdict_line(r["verdict"], r["path"]))
@@ -249,33 +260,28 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 def cmd_guard(args: argparse.Namespace) -> int:
     """The hook: never fails loudly on input it cannot read (exit 0), blocks with exit 2."""
-    from core.trust.guard import guard_hook, hook_texts, load_context
-
     try:
         raw = sys.stdin.read()
     except (OSError, UnicodeDecodeError):
         return 0
-    if hook_texts(raw) is None:
+    if not Memory.is_guard_hook(raw):
         return 0
     try:
         memory = _open(args, read_only=True)
     except PulseError:
         return 0  # no memory here: nothing to enforce
     try:
-        ctx = load_context(memory)
+        status, message = memory.guard_hook(raw)
     finally:
         memory.close()
-    status, message = guard_hook(ctx, raw)
     if message:
         print(message, file=sys.stderr)
     return status
 
 
 def cmd_guard_allow(args: argparse.Namespace) -> int:
-    from core.trust.guard import allow
-
     with _open(args) as memory:
-        out = allow(memory, args.term, args.path, args.reason)
+        out = memory.guard_allow(args.term, args.path, args.reason)
     emit(args, out, f"override {out['id']}: {out['term']!r} allowed under {out['path_prefix']} "
                     f"(journal row {out['journal_seq']})")
     return 0
@@ -284,20 +290,16 @@ def cmd_guard_allow(args: argparse.Namespace) -> int:
 # -- ledger and mcp ----------------------------------------------------------------------------
 
 def cmd_ledger_import(args: argparse.Namespace) -> int:
-    from core.trust.ledger import import_ledger
-
     with _open(args) as memory:
-        out = import_ledger(memory, args.path)
+        out = memory.import_ledger(args.path)
     emit(args, out, f"ledger: {out['imported']} rows imported ({out['corrections']} corrections),"
                     f" {out['already_present']} already present")
     return 0
 
 
 def cmd_ledger_export(args: argparse.Namespace) -> int:
-    from core.trust.ledger import export_ledger
-
     with _open(args, read_only=True) as memory:
-        out = export_ledger(memory, args.path)
+        out = memory.export_ledger(args.path)
     emit(args, out, f"ledger: {out['rows']} rows written to {out['out']} "
                     f"({out['added']} new from Pulse)")
     return 0

@@ -1,221 +1,59 @@
-"""Erasure (JOURNAL §1): `forget event:ID | entity:ID | observation:ID`.
+"""Erasure (JOURNAL §1): `forget KIND:ID…` as ONE journaled, irreversible step.
 
-What goes:
-- event: the event and everything derived from it (vector, emotions, chain links, entity links,
-  evidence, full-text index), and the observations that supported nothing else;
-- entity: the entity (name, aliases, description), its relations, facts (and their evidence),
-  its links to events, and the observations that supported nothing else;
-- observation: its text and evidence, and the events and facts it alone supports (with all
-  their derived rows).
-Rows that stay but pointed at an erased row have the pointer cleared (events.source_observation,
-events.absorbed_into).
+What goes is planned in core/trust/erase_plan.py (an event, fact, relation, entity or
+observation with everything derived from it; with `cascade`, everything about a person), minus
+what the person unticked in the preview (`keep`). Rows that stay but pointed at an erased row
+have the pointer cleared (events.source_observation, events.absorbed_into, …).
 
 In the journal every change that touched an erased row is stripped from its payload, which
-becomes {"redacted": true, "changes": [the rest], ...} — extra context is dropped too. The row
-keeps its payload_sha256, so the hash chain still verifies, and a replay of the export rebuilds
-exactly what is left. A tombstone row ("forget", who, when, what kind, how many rows — no
-content) removes the rows themselves. Then the full-text indexes are rebuilt, the WAL is
-checkpointed and the file VACUUMed, so the erased text is no longer in the file's bytes.
+becomes {"redacted": true, "changes": [the rest], ...} — extra context that quotes erased text
+(or, in a cascade, names the person) is dropped too. The row keeps its payload_sha256, so the
+hash chain still verifies, and a replay of the export rebuilds exactly what is left. A
+tombstone row ("forget", who, when, what kind, how many rows — no content) removes the rows
+themselves. Then the full-text indexes are rebuilt, the WAL is checkpointed and the file
+VACUUMed, so the erased text is no longer in the file's bytes nor in its -wal.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
-from collections import defaultdict
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from core.errors import PulseError
 from core.store import journal
 from core.store.changes import decode_value, table_keys
 from core.store.commands import execute, transaction
-from core.trust.corrections import writable
+from core.trust.corrections import conn_of, writable
+from core.trust.erase_plan import KINDS, Plan, kept_mentions, name_pattern, parse_ref, plan_erasure
 
-KINDS = ("event", "entity", "observation")
+__all__ = ["KINDS", "compact", "forget", "parse_ref", "plan_erasure", "preview"]
+
 # Deletion order: children before parents, so foreign keys hold after every change.
 DELETE_ORDER = ("event_embeddings", "event_emotions", "event_chains", "event_entities",
                 "evidence", "facts", "relations", "events", "entities", "observations")
 
 
-def parse_ref(ref: str) -> tuple[str, str]:
-    kind, sep, ident = str(ref).strip().partition(":")
-    if not sep or kind not in KINDS or not ident.strip():
-        raise PulseError(f"forget {ref!r}: give KIND:ID with KIND one of {', '.join(KINDS)} "
-                         "(e.g. event:17, event:e001, entity:3, observation:12)")
-    return kind, ident.strip()
-
-
-def _resolve(conn: sqlite3.Connection, kind: str, ident: str) -> int:
-    table = {"event": "events", "entity": "entities", "observation": "observations"}[kind]
-    row = None
-    if ident.isdigit():
-        row = conn.execute(f"SELECT id FROM {table} WHERE id = ?", (int(ident),)).fetchone()
-    if row is None and kind in ("event", "entity"):
-        row = conn.execute(f"SELECT id FROM {table} WHERE key = ?", (ident,)).fetchone()
-    if row is None:
-        raise PulseError(f"forget {kind}:{ident}: no such {kind}")
-    return int(row[0])
-
-
-class _Plan:
-    """The rows to erase, by table (pk tuples), and the pointer updates on rows that stay."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-        self.rows: dict[str, dict[tuple, dict[str, Any]]] = defaultdict(dict)
-        self.events: set[int] = set()
-        self.entities: set[int] = set()
-        self.facts: set[int] = set()
-        self.observations: set[int] = set()
-
-    def add_rows(self, table: str, where: str, params: list[Any]) -> None:
-        keys = table_keys(self.conn, table)
-        cursor = self.conn.execute(f"SELECT * FROM {table} WHERE {where}", params)
-        names = [d[0] for d in cursor.description]
-        for row in cursor:
-            data = dict(zip(names, row))
-            self.rows[table][tuple(data[k] for k in keys)] = data
-
-    def has(self, table: str, pk: tuple) -> bool:
-        return pk in self.rows.get(table, {})
-
-
-def _in(ids: set[int]) -> tuple[str, list[int]]:
-    values = sorted(ids)
-    return "(" + ",".join("?" * len(values)) + ")", values
-
-
-def _expand_events(plan: _Plan, ids: set[int]) -> None:
-    new = ids - plan.events
-    if not new:
-        return
-    plan.events |= new
-    marks, values = _in(new)
-    plan.add_rows("events", f"id IN {marks}", values)
-    for table, col in (("event_embeddings", "event_id"), ("event_emotions", "event_id"),
-                       ("event_entities", "event_id")):
-        plan.add_rows(table, f"{col} IN {marks}", values)
-    plan.add_rows("event_chains", f"parent_id IN {marks} OR child_id IN {marks}", values + values)
-    plan.add_rows("evidence", f"row_kind = 'event' AND row_id IN {marks}", values)
-
-
-def _expand_facts(plan: _Plan, ids: set[int]) -> None:
-    new = ids - plan.facts
-    if not new:
-        return
-    plan.facts |= new
-    marks, values = _in(new)
-    plan.add_rows("facts", f"id IN {marks}", values)
-    plan.add_rows("evidence", f"row_kind = 'fact' AND row_id IN {marks}", values)
-
-
-def _expand_entities(plan: _Plan, ids: set[int]) -> None:
-    new = ids - plan.entities
-    if not new:
-        return
-    plan.entities |= new
-    marks, values = _in(new)
-    conn = plan.conn
-    plan.add_rows("entities", f"id IN {marks}", values)
-    rel_ids = {r[0] for r in conn.execute(
-        f"SELECT id FROM relations WHERE from_entity IN {marks} OR to_entity IN {marks}",
-        values + values)}
-    plan.add_rows("relations", f"from_entity IN {marks} OR to_entity IN {marks}", values + values)
-    plan.add_rows("event_entities", f"entity_id IN {marks}", values)
-    plan.add_rows("evidence", f"row_kind = 'entity' AND row_id IN {marks}", values)
-    if rel_ids:
-        rmarks, rvalues = _in(rel_ids)
-        plan.add_rows("evidence", f"row_kind = 'relation' AND row_id IN {rmarks}", rvalues)
-    _expand_facts(plan, {r[0] for r in conn.execute(
-        f"SELECT id FROM facts WHERE entity_id IN {marks}", values)})
-
-
-def _expand_observations(plan: _Plan, ids: set[int]) -> None:
-    new = ids - plan.observations
-    if not new:
-        return
-    plan.observations |= new
-    marks, values = _in(new)
-    conn = plan.conn
-    plan.add_rows("observations", f"id IN {marks}", values)
-    plan.add_rows("evidence", f"observation_id IN {marks}", values)
-    # events and facts that only these observations support go with them
-    events = {r[0] for r in conn.execute(
-        f"SELECT id FROM events WHERE source_observation IN {marks}", values)}
-    events |= {r[0] for r in conn.execute(
-        f"SELECT row_id FROM evidence WHERE row_kind = 'event' AND observation_id IN {marks}",
-        values)}
-    facts = {r[0] for r in conn.execute(
-        f"SELECT row_id FROM evidence WHERE row_kind = 'fact' AND observation_id IN {marks}",
-        values)}
-    _expand_events(plan, {e for e in events if not _other_support(plan, "event", e)})
-    _expand_facts(plan, {f for f in facts if not _other_support(plan, "fact", f)})
-
-
-def _other_support(plan: _Plan, kind: str, row_id: int) -> bool:
-    """Whether an observation that is not being erased supports this row."""
-    others = {r[0] for r in plan.conn.execute(
-        "SELECT observation_id FROM evidence WHERE row_kind = ? AND row_id = ?", (kind, row_id))}
-    return bool(others - plan.observations)
-
-
-def _orphaned_observations(plan: _Plan) -> set[int]:
-    """Observations whose every supported row (and every event sourced from it) is erased."""
-    conn = plan.conn
-    candidates: set[int] = set()
-    for table in ("evidence",):
-        for row in plan.rows.get(table, {}).values():
-            candidates.add(int(row["observation_id"]))
-    for row in plan.rows.get("events", {}).values():
-        if row["source_observation"] is not None:
-            candidates.add(int(row["source_observation"]))
-    out = set()
-    for obs in candidates - plan.observations:
-        support = conn.execute("SELECT observation_id, row_kind, row_id FROM evidence WHERE "
-                               "observation_id = ?", (obs,)).fetchall()
-        if any(not plan.has("evidence", tuple(r)) for r in support):
-            continue
-        sourced = {r[0] for r in conn.execute("SELECT id FROM events WHERE source_observation = ?",
-                                              (obs,))}
-        if sourced - plan.events:
-            continue
-        out.add(obs)
-    return out
-
-
-def plan_erasure(conn: sqlite3.Connection, kind: str, row_id: int) -> _Plan:
-    plan = _Plan(conn)
-    if kind == "event":
-        _expand_events(plan, {row_id})
-    elif kind == "entity":
-        _expand_entities(plan, {row_id})
-    else:
-        _expand_observations(plan, {row_id})
-    while True:
-        orphans = _orphaned_observations(plan)
-        if not orphans:
-            break
-        _expand_observations(plan, orphans)
-    return plan
-
-
 EXPLICIT_TABLES = set(DELETE_ORDER)
-ROOTS = {"events": "events", "observations": "observations", "entities": "entities"}
 
 
-def _foreign(plan: _Plan) -> tuple[list[str], list[dict[str, Any]]]:
+def _foreign(plan: Plan) -> tuple[list[str], list[dict[str, Any]]]:
     """Rows of other tables (later migrations) that point at erased rows: ON DELETE CASCADE
     (or no action) → erased with them; SET NULL → the pointer cleared, as an explicit change.
-    Merge proposals naming an erased entity go too. Returns (tables with erased rows, updates)."""
-    conn = plan.conn
-    erased = {"events": plan.events, "observations": plan.observations,
-              "entities": plan.entities}
-    tables = [r[0] for r in conn.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
-    extra_tables: list[str] = []
-    updates: list[dict[str, Any]] = []
+    Returns (tables with erased rows, deleted before the core tables; updates)."""
     from core.store.changes import is_internal
 
+    conn = plan.conn
+    erased = {"events": plan.ids["event"], "observations": plan.ids["observation"],
+              "entities": plan.ids["entity"], "facts": plan.ids["fact"],
+              "relations": plan.ids["relation"]}
+    tables = [r[0] for r in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    updates: list[dict[str, Any]] = []
     for table in tables:
         if table in EXPLICIT_TABLES or is_internal(table):
             continue
@@ -223,7 +61,8 @@ def _foreign(plan: _Plan) -> tuple[list[str], list[dict[str, Any]]]:
             ids = erased.get(fk["table"])
             if not ids:
                 continue
-            marks, values = _in(ids)
+            marks = "(" + ",".join("?" * len(ids)) + ")"
+            values = sorted(ids)
             where = f"{fk['from']} IN {marks}"
             if fk["on_delete"].upper() == "SET NULL":
                 keys = table_keys(conn, table)
@@ -232,30 +71,22 @@ def _foreign(plan: _Plan) -> tuple[list[str], list[dict[str, Any]]]:
                 for row in cursor:
                     data = dict(zip(names, row))
                     pk = tuple(data[k] for k in keys)
-                    if plan.has(table, pk):
-                        continue
                     updates.append({"t": table, "a": "update",
                                     "pk": dict(zip(keys, pk)), "set": {fk["from"]: None},
                                     "old": {fk["from"]: data[fk["from"]]}})
             else:
                 plan.add_rows(table, where, values)
-                if table not in extra_tables:
-                    extra_tables.append(table)
-    if plan.entities and "merge_proposals" in tables:
-        marks, values = _in(plan.entities)
-        plan.add_rows("merge_proposals", f"keep_entity IN {marks} OR merge_entity IN {marks}",
-                      values + values)
-        if plan.rows.get("merge_proposals") and "merge_proposals" not in extra_tables:
-            extra_tables.append("merge_proposals")
     # an update on a row that is itself erased is moot
     updates = [u for u in updates if not plan.has(u["t"], tuple(u["pk"].values()))]
+    extra_tables = sorted(t for t, rows in plan.rows.items() if rows and t not in EXPLICIT_TABLES)
     return extra_tables, updates
 
 
-def _scrub_bookkeeping(conn: sqlite3.Connection, plan: _Plan, texts: list[str]) -> int:
+def _scrub_bookkeeping(conn: sqlite3.Connection, plan: Plan, texts: list[str],
+                       names: re.Pattern[str] | None) -> int:
     """Extraction jobs keep the model's output (bookkeeping, not journaled): blank what an
-    erased observation produced or what names erased text; the job row stays so the source is
-    not extracted again."""
+    erased observation produced or what quotes erased text (or names the erased person); the
+    job row stays so the source is not extracted again."""
     if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'ingest_jobs'").fetchone():
         return 0
     columns = {r[1] for r in conn.execute("PRAGMA table_info(ingest_jobs)")}
@@ -265,31 +96,50 @@ def _scrub_bookkeeping(conn: sqlite3.Connection, plan: _Plan, texts: list[str]) 
         return 0
     ids: set[int] = set()
     if plan.observations and "observation_id" in columns:
-        marks, values = _in(plan.observations)
+        values = sorted(plan.observations)
         ids |= {r[0] for r in conn.execute(
-            f"SELECT id FROM ingest_jobs WHERE observation_id IN {marks}", values)}
+            f"SELECT id FROM ingest_jobs WHERE observation_id IN ({','.join('?' * len(values))})",
+            values)}
     text_cols = [c for c in ("triage", "extraction", "rejected", "last_error") if c in columns]
     for text in texts:
         for variant in {text, json.dumps(text)[1:-1], json.dumps(text, ensure_ascii=False)[1:-1]}:
             for col in text_cols:
                 ids |= {r[0] for r in conn.execute(
                     f"SELECT id FROM ingest_jobs WHERE instr({col}, ?) > 0", (variant,))}
+    if names is not None and text_cols:
+        for row in conn.execute(f"SELECT id, {', '.join(text_cols)} FROM ingest_jobs"):
+            if any(_names_in(value, names) for value in row[1:]):
+                ids.add(int(row[0]))
     sets = ", ".join(f"{c} = ?" for c in blank)
     for job_id in ids:
         conn.execute(f"UPDATE ingest_jobs SET {sets} WHERE id = ?", [*blank.values(), job_id])
     return len(ids)
 
 
-def _pointer_updates(plan: _Plan) -> list[dict[str, Any]]:
+def _names_in(value: Any, names: re.Pattern[str]) -> bool:
+    """Whether a value (or its JSON, escaped or not) names the person."""
+    if value is None:
+        return False
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    if names.search(text):
+        return True
+    try:
+        return bool(names.search(json.loads(f'"{text}"'))) if "\\u" in text else False
+    except ValueError:
+        return False
+
+
+def _pointer_updates(plan: Plan) -> list[dict[str, Any]]:
     conn = plan.conn
     updates: list[dict[str, Any]] = []
     for column, erased in (("source_observation", plan.observations),
                            ("absorbed_into", plan.events)):
         if not erased:
             continue
-        marks, values = _in(erased)
+        values = sorted(erased)
         for (event_id, old) in conn.execute(
-                f"SELECT id, {column} FROM events WHERE {column} IN {marks}", values):
+                f"SELECT id, {column} FROM events WHERE {column} IN"
+                f" ({','.join('?' * len(values))})", values):
             if event_id in plan.events:
                 continue
             updates.append({"t": "events", "a": "update", "pk": {"id": event_id},
@@ -297,12 +147,12 @@ def _pointer_updates(plan: _Plan) -> list[dict[str, Any]]:
     return updates
 
 
-def _erased_texts(plan: _Plan) -> list[str]:
+def _erased_texts(plan: Plan) -> list[str]:
     """Distinctive strings of the erased rows, to scrub from the journal's extra context."""
     texts: set[str] = set()
     fields = {"events": ("title", "description"), "observations": ("content_text",),
               "entities": ("canonical_name", "description"), "facts": ("text",),
-              "relations": ("context",)}
+              "relations": ("context",), "corrections": ("note",), "glossary": ("term",)}
     for table, names in fields.items():
         for row in plan.rows.get(table, {}).values():
             for name in names:
@@ -318,7 +168,7 @@ def _erased_texts(plan: _Plan) -> list[str]:
     return sorted(texts)
 
 
-def _touches(conn: sqlite3.Connection, plan: _Plan, change: dict[str, Any]) -> bool:
+def _touches(conn: sqlite3.Connection, plan: Plan, change: dict[str, Any]) -> bool:
     table = change.get("t")
     if table not in plan.rows:
         return False
@@ -331,16 +181,17 @@ def _touches(conn: sqlite3.Connection, plan: _Plan, change: dict[str, Any]) -> b
     return plan.has(table, pk)
 
 
-def _mentions(value: Any, texts: list[str]) -> bool:
-    if not texts:
-        return False
+def _mentions(value: Any, texts: list[str], names: re.Pattern[str] | None) -> bool:
     blob = json.dumps(value, ensure_ascii=False)
     raw = json.dumps(value, ensure_ascii=True)
+    if names is not None and (names.search(blob) or names.search(raw)):
+        return True
     return any(t in blob or json.dumps(t)[1:-1] in blob or json.dumps(t)[1:-1] in raw
                for t in texts)
 
 
-def _redact_journal(conn: sqlite3.Connection, plan: _Plan, texts: list[str]) -> list[int]:
+def _redact_journal(conn: sqlite3.Connection, plan: Plan, texts: list[str],
+                    names: re.Pattern[str] | None) -> list[int]:
     """Strip every change that touched an erased row (and extra context naming erased text)."""
     redacted: list[int] = []
     for seq, payload_text in conn.execute("SELECT seq, payload FROM journal ORDER BY seq").fetchall():
@@ -355,9 +206,7 @@ def _redact_journal(conn: sqlite3.Connection, plan: _Plan, texts: list[str]) -> 
         extras = {k: v for k, v in payload.items()
                   if k not in ("changes", "redacted", "redacted_changes")}
         stripped = len(changes) - len(kept)
-        if stripped == 0 and not _mentions(extras, texts):
-            continue
-        if stripped == 0 and payload.get("redacted") is True and not extras:
+        if stripped == 0 and not (extras and _mentions(extras, texts, names)):
             continue
         new = {"redacted": True, "changes": kept,
                "redacted_changes": int(payload.get("redacted_changes", 0) or 0) + stripped}
@@ -367,47 +216,85 @@ def _redact_journal(conn: sqlite3.Connection, plan: _Plan, texts: list[str]) -> 
     return redacted
 
 
-def forget(memory: Any, ref: str, *, actor: str = "manual", vacuum: bool = True
+def _refs(refs: str | Sequence[str]) -> list[str]:
+    items = [refs] if isinstance(refs, str) else list(refs)
+    if not items:
+        raise PulseError("forget: nothing to erase (give KIND:ID)")
+    return items
+
+
+def preview(memory: Any, refs: str | Sequence[str], *, cascade: bool = False,
+            keep: Iterable[str] = ()) -> dict[str, Any]:
+    """What `forget` would erase, without writing anything."""
+    conn = conn_of(memory)
+    plan = plan_erasure(conn, _refs(refs), cascade=cascade, keep=keep)
+    _foreign(plan)
+    return {"refs": [f"{k}:{i}" for k, i in plan.roots], "cascade": cascade,
+            "items": plan.items(), "counts": plan.counts(), "rows": plan.table_counts(),
+            "names": list(plan.names), "kept_mentions": kept_mentions(plan)}
+
+
+def forget(memory: Any, refs: str | Sequence[str], *, cascade: bool = False,
+           keep: Iterable[str] = (), actor: str = "manual", vacuum: bool = True
            ) -> dict[str, Any]:
-    """Erase an event, entity or observation everywhere (see the module doc). Returns a
-    summary: {"forgot": "event:17", "rows": {table: n}, "redacted_journal_rows": [...],
-    "journal_seq": tombstone seq, "vacuumed": bool}."""
+    """Erase items everywhere (see the module doc). Returns a summary: {"forgot": "event:17"
+    (or a list), "rows": {table: n}, "items": {kind: n}, "redacted_journal_rows": [...],
+    "journal_seq": tombstone seq, "vacuumed": bool, "wal_truncated": bool, "other_copies": [...]}.
+    """
     conn = writable(memory)
-    kind, ident = parse_ref(ref)
+    refs = _refs(refs)
+    keep = list(keep)
     conn.execute("PRAGMA secure_delete=ON")
     with transaction(conn):
-        row_id = _resolve(conn, kind, ident)
-        plan = plan_erasure(conn, kind, row_id)
+        plan = plan_erasure(conn, refs, cascade=cascade, keep=keep)
         extra_tables, foreign_updates = _foreign(plan)
         texts = _erased_texts(plan)
+        names = name_pattern(plan.names)
         changes = _pointer_updates(plan) + foreign_updates
         for table in [*extra_tables, *DELETE_ORDER]:
             keys = table_keys(conn, table)
             for pk in sorted(plan.rows.get(table, {}), key=repr):
                 changes.append({"t": table, "a": "delete", "row": dict(zip(keys, pk))})
-        counts = {t: len(rows) for t, rows in plan.rows.items() if rows}
-        redacted = _redact_journal(conn, plan, texts)
-        scrubbed = _scrub_bookkeeping(conn, plan, texts)
-        seq = execute(conn, actor=actor, op="forget", subject=f"{kind}:{row_id}",
-                      changes=changes,
-                      extra={"forget": {"kind": kind, "id": row_id, "rows": counts,
-                                        "redacted_rows": redacted}})
+        counts = plan.table_counts()
+        redacted = _redact_journal(conn, plan, texts, names)
+        scrubbed = _scrub_bookkeeping(conn, plan, texts, names)
+        roots = [f"{k}:{i}" for k, i in plan.roots]
+        kind, row_id = plan.roots[0]
+        info = {"kind": kind, "id": row_id, "rows": counts, "items": plan.counts(),
+                "redacted_rows": redacted}
+        if len(roots) > 1:
+            info["refs"] = roots
+        if cascade:
+            info.update(cascade=True, kept=sum(len(v) for v in plan.keep.values()))
+        seq = execute(conn, actor=actor, op="forget", subject=roots[0], changes=changes,
+                      extra={"forget": info})
         conn.execute("INSERT INTO events_fts(events_fts) VALUES('rebuild')")
         conn.execute("INSERT INTO facts_fts(facts_fts) VALUES('rebuild')")
-    vacuumed = compact(conn) if vacuum else False
-    return {"forgot": f"{kind}:{row_id}", "rows": counts, "redacted_journal_rows": redacted,
-            "journal_seq": seq, "scrubbed_jobs": scrubbed, "vacuumed": vacuumed}
+    truncated = compact(conn) if vacuum else False
+    path = getattr(memory, "path", None)
+    copies = sorted(str(p) for p in Path(path).parent.glob(f"{Path(path).name}.bak-*")) \
+        if path else []
+    return {"forgot": roots[0] if len(roots) == 1 else roots, "cascade": cascade,
+            "rows": counts, "items": plan.counts(), "redacted_journal_rows": redacted,
+            "journal_seq": seq, "scrubbed_jobs": scrubbed, "vacuumed": bool(vacuum),
+            "wal_truncated": bool(truncated), "other_copies": copies}
 
 
-def compact(conn: sqlite3.Connection) -> bool:
-    """Fold the WAL in, rewrite the file without free pages, and empty the WAL again."""
+def compact(conn: sqlite3.Connection, attempts: int = 20) -> bool:
+    """Fold the WAL in, rewrite the file without free pages, and empty the WAL again. Returns
+    whether the WAL could be truncated to nothing (another reader may hold it a moment: retried
+    for about a second)."""
     try:
         conn.execute("INSERT INTO events_fts(events_fts) VALUES('optimize')")
         conn.execute("INSERT INTO facts_fts(facts_fts) VALUES('optimize')")
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         conn.execute("VACUUM")
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     except sqlite3.OperationalError as exc:
         raise PulseError(f"the erasure is recorded, but the file could not be compacted ({exc}); "
                          "close other programs using the memory, then VACUUM it") from None
-    return True
+    for _ in range(attempts):
+        busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        if not busy:
+            return True
+        time.sleep(0.05)
+    return False

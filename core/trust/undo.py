@@ -58,10 +58,14 @@ def _undoable(row: dict[str, Any]) -> bool:
             and isinstance(changes, list) and bool(changes))
 
 
-def history(memory: Any, limit: int = 50) -> list[dict[str, Any]]:
-    """The newest journal rows with their undo state (for the app's history view)."""
+def history(memory: Any, limit: int = 50, *, subject: str | None = None
+            ) -> list[dict[str, Any]]:
+    """The newest journal rows with their undo state (for the app's history view); `subject`
+    keeps only one item's rows."""
     rows = _rows(conn_of(memory))
     undone = _undone(rows)
+    if subject is not None:
+        rows = [r for r in rows if r["subject"] == subject]
     out = []
     for row in reversed(rows[-limit:] if limit else rows):
         out.append({"seq": row["seq"], "op": row["op"], "subject": row["subject"],

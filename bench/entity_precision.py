@@ -86,8 +86,11 @@ def run_import(db: Path, chat: Path, me: str, *, demo_memory: bool) -> dict:
     from core.memory import Memory
 
     with Memory.open(db, create=True) as memory:
-        if demo_memory:
-            memory.import_corpus(DEMO)
+        if demo_memory:   # the demo memory as the code under test ships it
+            import core
+
+            memory.import_corpus(Path(core.__file__).resolve().parents[1] / "resources" / "demo"
+                                 / "demo_memory.json")
         before = memory.conn.execute("SELECT COALESCE(MAX(id), 0) FROM entities").fetchone()[0]
         options = {"me": me} if "me" in inspect.signature(ingest_files).parameters else {}
         cpu, wall = time.process_time(), time.perf_counter()

@@ -81,7 +81,10 @@ def inside(spans: list[tuple[int, int]], pos: int) -> bool:
 
 
 def _common(token: str) -> bool:
-    return token in NOT_NAMES or token.rstrip("'’s") in NOT_NAMES
+    """A common word, its possessive, or a contraction of one ("I’ll", "You're")."""
+    token = token.replace("’", "'")
+    return token in NOT_NAMES or token.rstrip("'s") in NOT_NAMES \
+        or token.split("'")[0] in NOT_NAMES
 
 
 def _vocative(sent: str, start: int, end: int, words: int) -> bool:

@@ -218,11 +218,10 @@ class Scorer:
                 raise PulseError(f"the query vector has {qvec.shape[0]} dimensions but the "
                                  f"memory's {self.model} vectors have {index.matrix.shape[1]}")
             cos = _cosines(index.matrix, qvec)
+        allowed = index.live.copy()   # dead rows (events gone since the load) never rank
         if request.domains:
             codes = np.array([DOMAIN_CODES[d] for d in request.domains], dtype=np.int8)
-            allowed = np.isin(index.domain_code, codes)
-        else:
-            allowed = np.ones(len(index), dtype=bool)
+            allowed &= np.isin(index.domain_code, codes)
         pool = cos[allowed]
         c_max = float(pool.max()) if pool.size else 0.0
         median = _median(pool, settings)
@@ -240,8 +239,8 @@ class Scorer:
         )
 
     def _evidence(self, ctx: _Context) -> Evidence:
-        coverage, found, words = term_coverage(self.conn, ctx.request.query, len(ctx.index),
-                                               self._term_counts, ctx.index.rev)
+        coverage, found, words = term_coverage(self.conn, ctx.request.query, ctx.index.n_live,
+                                               self._term_counts, ctx.index.text_rev)
         return Evidence(max_cosine=ctx.c_max, median_cosine=ctx.median, term_coverage=coverage,
                         words_found=found, words=words, events=int(ctx.allowed.sum()),
                         calibrated=self.model == ctx.request.settings.abstain_model)

@@ -89,17 +89,17 @@ def main(argv: list[str] | None = None) -> None:
     for name in ("dense", "pulse"):
         for _ in range(3):
             query(name)                                   # warm up
-        out[f"query_{name}"] = summary([timed_both(lambda: query(name))[:2] for _ in range(30)])
+        out[f"query_{name}"] = summary([timed_both(lambda name=name: query(name))[:2] for _ in range(30)])
         pins = []
         for _ in range(args.pins):
             memory.pin(next(pick))
-            pins.append(timed_both(lambda: query(name))[:2])
+            pins.append(timed_both(lambda name=name: query(name))[:2])
         out[f"pin_{name}"] = summary(pins)
         reloads = []
         for _ in range(args.reloads):
             memory.pin(next(pick))
             cache.clear()                                 # what every write cost before
-            reloads.append(timed_both(lambda: query(name))[:2])
+            reloads.append(timed_both(lambda name=name: query(name))[:2])
         out[f"reload_{name}"] = summary(reloads)
         log(f"  {name}: after a pin p50 {out[f'pin_{name}']['p50']:.1f} ms, full reload "
             f"p50 {out[f'reload_{name}']['p50']:.0f} ms")
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> None:
             turns = turns[100:]
             memory.import_corpus({"format": "pulse-corpus/1", "events": [
                 dict(e, key=f"{e['key']}:{name}{i}") for e in chunk]})
-            imports.append(timed_both(lambda: query(name))[:2])
+            imports.append(timed_both(lambda name=name: query(name))[:2])
         out[f"import_{name}"] = summary(imports)
         log(f"  {name}: after importing 100 events p50 {out[f'import_{name}']['p50']:.1f} ms")
     out["import_full_loads"] = cache.full_loads - loads_before

@@ -30,13 +30,18 @@ those am would could shall may might must s t d ll m re ve y
 """.split())
 
 
-def fts_query(text: str) -> str | None:
-    """Any of the query's content words, each quoted so FTS5 syntax in user text is inert.
-    A query of function words only keeps them all, so it still finds something."""
+def fts_words(text: str) -> list[str]:
+    """The query's distinct content words in order; a query of function words only keeps them
+    all, so it still finds something."""
     words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text)))
+    return [w for w in words if w not in STOPWORDS] or words
+
+
+def fts_query(text: str) -> str | None:
+    """Any of the query's content words, each quoted so FTS5 syntax in user text is inert."""
+    words = fts_words(text)
     if not words:
         return None
-    words = [w for w in words if w not in STOPWORDS] or words
     return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
 
 

@@ -162,6 +162,7 @@ _WORDS = (
     "team manager client budget invoice tax bank loan car accident insurance court lawyer "
     "church prayer grief loss memory childhood photo album anniversary divorce reunion hug"
 ).split()
+VOCABULARY = tuple(_WORDS)   # every word a synthetic event or query is made of
 _CLASSES = ("axiom", "self_model", "user_model", "operational", "hypothesis")
 _CLASS_P = (0.02, 0.08, 0.15, 0.6, 0.15)
 _DOMAINS = ("real", "fiction_content", "fiction_meta", "meta_authorial")

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
+import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 
@@ -56,17 +57,19 @@ class Tokenizer:
                            f" tokenize='{TOKENIZE}')")
         self._conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, instance)")
         self._words: dict[str, tuple[str, ...]] = {}
+        self._lock = threading.Lock()      # one private table: one text at a time
 
     def terms(self, rows: Sequence[tuple[int, str, str]]) -> dict[int, dict[str, int]]:
         """{row id: {term: count}} for rows of (id, title, description)."""
         conn = self._conn
-        conn.execute("DELETE FROM t")
-        conn.executemany("INSERT INTO t (rowid, title, description) VALUES (?, ?, ?)", rows)
         out: dict[int, dict[str, int]] = {int(r[0]): {} for r in rows}
-        for term, doc, count in conn.execute(
-                "SELECT term, doc, count(*) FROM v GROUP BY term, doc"):
-            out[int(doc)][term] = int(count)
-        conn.execute("DELETE FROM t")
+        with self._lock:
+            conn.execute("DELETE FROM t")
+            conn.executemany("INSERT INTO t (rowid, title, description) VALUES (?, ?, ?)", rows)
+            for term, doc, count in conn.execute(
+                    "SELECT term, doc, count(*) FROM v GROUP BY term, doc"):
+                out[int(doc)][term] = int(count)
+            conn.execute("DELETE FROM t")
         return out
 
     def word(self, word: str) -> tuple[str, ...]:
@@ -74,10 +77,12 @@ class Tokenizer:
         cached = self._words.get(word)
         if cached is None:
             conn = self._conn
-            conn.execute("DELETE FROM t")
-            conn.execute("INSERT INTO t (rowid, title, description) VALUES (1, ?, '')", (word,))
-            cached = tuple(r[0] for r in conn.execute("SELECT term FROM v ORDER BY offset"))
-            conn.execute("DELETE FROM t")
+            with self._lock:
+                conn.execute("DELETE FROM t")
+                conn.execute("INSERT INTO t (rowid, title, description) VALUES (1, ?, '')",
+                             (word,))
+                cached = tuple(r[0] for r in conn.execute("SELECT term FROM v ORDER BY offset"))
+                conn.execute("DELETE FROM t")
             if len(self._words) < 100_000:
                 self._words[word] = cached
         return cached

@@ -185,7 +185,7 @@ def build_synthetic_memory(path: Path, n: int, *, dim: int = DIM, seed: int = 0,
     Rows are written straight into `events`, `event_embeddings` and `event_emotions` with
     executemany inside one transaction. This BYPASSES THE JOURNAL on purpose: it is a synthetic
     speed fixture, and the journal is not on the read path (retrieve never reads it). The
-    schema's own triggers still run (FTS5 sync, index_rev), so the file is what the scorer sees
+    schema's own triggers still run (FTS5 sync, the index change log), so the file is what the scorer sees
     after a real import.
     """
     from core.memory import Memory

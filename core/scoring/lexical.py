@@ -73,7 +73,7 @@ def content_words(text: str, limit: int = 16) -> list[str]:
 
 
 class TermCounts:
-    """How many events contain each word, kept until the memory changes (`index_rev`): a
+    """How many events contain each word, kept until an event's words change (the change log): a
     conversation reuses its words, so most queries cost no FTS lookup at all."""
 
     LIMIT = 50_000   # words remembered per revision

@@ -13,7 +13,6 @@ viewer), `core.memory_trust` (erasure, corrections, brief, verdicts, undo, journ
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from pathlib import Path
@@ -28,6 +27,7 @@ from core.memory_trust import TrustOps
 from core.store import db, journal, records
 from core.store.commands import transaction
 from core.store.digest import digest as content_digest
+from core.store.sqlite import sqlite3
 
 ProgressFn = Callable[[int, int], None]
 
@@ -59,9 +59,14 @@ class Memory(CurationOps, TrustOps, LiveOps):
 
     @classmethod
     def open(cls, path: str | Path | None = None, *, create: bool = False,
-             read_only: bool = False) -> Memory:
+             read_only: bool = False, passphrase: str | Callable[[], str] | None = None,
+             encrypt: bool = False) -> Memory:
+        """Open (or with `create`, make) a memory. An encrypted one needs `passphrase`: a string,
+        or a callable asked only when the file turns out to be encrypted (a prompt).
+        `encrypt=True` makes a new memory encrypted (docs/privacy.md)."""
         path = Path(path) if path is not None else default_db_path()
-        conn = db.connect(path, create=create, read_only=read_only)
+        conn = db.connect(path, create=create, read_only=read_only, passphrase=passphrase,
+                          encrypt=encrypt)
         memory = cls(conn, path, read_only)
         if not read_only and memory.meta("embedding_model") is None:
             from core.embedding.registry import DEFAULT_MODEL

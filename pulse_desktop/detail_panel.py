@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import html
 import json
-import sqlite3
 from typing import Any
 
 from PySide6.QtCore import QUrl
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from core.emotion.plutchik import EMOTIONS
+from core.errors import is_database_error
 from pulse_desktop.session import MemorySession
 from pulse_desktop.style import (
     CLASS_COLORS,
@@ -100,12 +100,14 @@ class DetailPanel(QWidget):
         try:
             body = {"event": self._event, "entity": self._entity, "fact": self._fact}.get(
                 kind, lambda c, i: f"<p>Unknown item {esc(kind)} {item_id}</p>")(conn, item_id)
-        except sqlite3.Error as exc:  # the file changed under us: say so, don't crash
+        except Exception as exc:  # the file changed under us: say so, don't crash
+            if not is_database_error(exc):
+                raise
             body = f'<p class="note">Cannot read this item: {esc(exc)}</p>'
         self.browser.setHtml(body)
 
     # -- sections --------------------------------------------------------------------------------
-    def _event(self, conn: sqlite3.Connection, event_id: int) -> str:
+    def _event(self, conn: Any, event_id: int) -> str:
         ev = conn.execute("SELECT * FROM events WHERE id = ?", (event_id,)).fetchone()
         if ev is None:
             return f'<p class="note">Event {event_id} is no longer in this memory.</p>'
@@ -186,7 +188,7 @@ class DetailPanel(QWidget):
         out.append(self._history(conn, f"event:{event_id}"))
         return "".join(out)
 
-    def _entity(self, conn: sqlite3.Connection, entity_id: int) -> str:
+    def _entity(self, conn: Any, entity_id: int) -> str:
         n = conn.execute("SELECT * FROM entities WHERE id = ?", (entity_id,)).fetchone()
         if n is None:
             return f'<p class="note">Entity {entity_id} is no longer in this memory.</p>'
@@ -253,7 +255,7 @@ class DetailPanel(QWidget):
         out.append(self._history(conn, f"entity:{entity_id}"))
         return "".join(out)
 
-    def _fact(self, conn: sqlite3.Connection, fact_id: int) -> str:
+    def _fact(self, conn: Any, fact_id: int) -> str:
         f = conn.execute("SELECT f.*, n.canonical_name FROM facts f JOIN entities n"
                          " ON n.id = f.entity_id WHERE f.id = ?", (fact_id,)).fetchone()
         if f is None:
@@ -287,7 +289,7 @@ class DetailPanel(QWidget):
                 f'<span class="note">by {esc(summary["last_client"])} · </span>'
                 f'<a href="pulse://recall/{int(summary["last_id"])}">show</a></p>')
 
-    def _observations(self, conn: sqlite3.Connection, ids: list[int]) -> str:
+    def _observations(self, conn: Any, ids: list[int]) -> str:
         if not ids:
             return ""
         marks = ",".join("?" * len(ids))
@@ -311,7 +313,7 @@ class DetailPanel(QWidget):
                            + esc(text).replace("\n", "<br>") + "</td></tr></table>")
         return "".join(out)
 
-    def _history(self, conn: sqlite3.Connection, subject: str) -> str:
+    def _history(self, conn: Any, subject: str) -> str:
         rows = conn.execute("SELECT seq, ts, actor, op, payload FROM journal WHERE subject = ?"
                             " ORDER BY seq", (subject,)).fetchall()
         if not rows:

@@ -10,7 +10,6 @@ classes it touches, for filtering); every edge carries ``type`` (relation | ment
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
@@ -19,6 +18,7 @@ import networkx as nx
 
 from core.beliefs import DOMAINS, domain_list
 from core.errors import ValidationError
+from core.store.sqlite import sqlite3
 
 ENTITY_PREFIX = "en:"
 EVENT_PREFIX = "ev:"

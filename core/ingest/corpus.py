@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
@@ -17,6 +16,7 @@ from core.errors import ValidationError, shown
 from core.files import read_text
 from core.store import records
 from core.store.commands import transaction
+from core.store.sqlite import sqlite3
 
 FORMAT = "pulse-corpus/1"
 TOP_KEYS = {"format", "now", "entities", "relations", "events", "facts"}

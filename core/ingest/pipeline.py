@@ -16,7 +16,6 @@ import difflib
 import json
 import math
 import re
-import sqlite3
 import unicodedata
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -34,6 +33,7 @@ from core.ingest.extraction import Extraction
 from core.store import records
 from core.store.changes import row_dict
 from core.store.commands import execute, transaction
+from core.store.sqlite import sqlite3
 
 THETA = 0.6                 # vivid at once when ι ≥ θ
 POOL_MIN = 3                # a cluster needs ≥ 3 similar pooled segments

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 
 from core.scoring.index import current_rev
+from core.store.sqlite import sqlite3
 
 
 @dataclass

@@ -8,13 +8,13 @@ extension loading, which this platform's Python sqlite3 cannot do.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 
 import numpy as np
 
 from core.beliefs import BELIEF_CLASSES, DOMAINS
 from core.emotion.plutchik import EMOTIONS
+from core.store.sqlite import sqlite3
 
 CLASS_CODES = {name: i for i, name in enumerate(BELIEF_CLASSES)}
 DOMAIN_CODES = {name: i for i, name in enumerate(DOMAINS)}

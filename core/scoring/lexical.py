@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-import sqlite3
 from collections.abc import Sequence
+
+from core.store.sqlite import sqlite3
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 

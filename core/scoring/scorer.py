@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from core.scoring.index import DOMAIN_CODES, EventIndex, IndexCache
 from core.scoring.lexical import bm25_search
 from core.scoring.settings import DEFAULT_SETTINGS, ScorerSettings
 from core.scoring.state import UserState
+from core.store.sqlite import sqlite3
 
 SCORERS = ("cosine", "bm25", "v2", "v3", "hybrid")
 

@@ -4,10 +4,10 @@ vectors, links — and not wall-clock bookkeeping, so a replay or a re-run impor
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 
 from core.store.changes import encode_value, is_internal, table_keys
 from core.store.journal import canonical_json
+from core.store.sqlite import sqlite3
 
 # Columns that record when something was written, not what the memory says.
 WALL_CLOCK_COLUMNS: dict[str, set[str]] = {

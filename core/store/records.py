@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +17,7 @@ from core.emotion.plutchik import EMOTIONS
 from core.errors import ConflictError, InvariantError, PulseError
 from core.store.changes import encode_row, encode_value, row_dict
 from core.store.commands import execute, next_id, transaction
+from core.store.sqlite import sqlite3
 
 
 def text_hash(title: str, description: str) -> str:

@@ -11,7 +11,6 @@ provenance line. Domain filter: real and meta_authorial unless told otherwise.
 from __future__ import annotations
 
 import math
-import sqlite3
 from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 from core.beliefs import ANCHOR_DECAY_PER_DAY, DECAY_PER_DAY, domain_list
 from core.errors import ValidationError
 from core.store import journal
+from core.store.sqlite import sqlite3
 from core.trust.corrections import Correction, conn_of, list_corrections
 
 CHARS_PER_TOKEN = 3.8

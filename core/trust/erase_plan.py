@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from core.errors import PulseError
 from core.store.changes import table_keys
+from core.store.sqlite import sqlite3
 
 KINDS = ("event", "fact", "relation", "entity", "observation")
 TABLE_OF = {"event": "events", "fact": "facts", "relation": "relations", "entity": "entities",

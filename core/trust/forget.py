@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -28,6 +27,7 @@ from core.errors import PulseError
 from core.store import journal
 from core.store.changes import decode_value, table_keys
 from core.store.commands import execute, transaction
+from core.store.sqlite import sqlite3
 from core.trust import recall_log
 from core.trust.corrections import conn_of, writable
 from core.trust.erase_plan import KINDS, Plan, kept_mentions, name_pattern, parse_ref, plan_erasure

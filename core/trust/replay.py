@@ -14,7 +14,6 @@ the changes that did not touch erased rows; the tombstone row removes what remai
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from core.files import read_text
 from core.store import db, journal
 from core.store.changes import apply_changes
 from core.store.locks import refuse_if_held
+from core.store.sqlite import sqlite3
 
 FORMAT = "pulse-journal/1"
 ROW_KEYS = ("seq", "ts", "actor", "op", "subject", "payload", "payload_sha256", "prev", "hash")

@@ -15,12 +15,12 @@ expects; if a later row changed them, nothing is written and the error names the
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
 from core.errors import PulseError
 from core.store.changes import apply_change, decode_value, invert, row_dict, table_keys
 from core.store.commands import execute, transaction
+from core.store.sqlite import sqlite3
 from core.trust.corrections import conn_of, writable
 
 BARRIER_OPS = ("forget",)

@@ -523,9 +523,12 @@ async def guarded_stdio_server(stdin_buffer: Any = None, stdout_buffer: Any = No
 def serve(db_path: str | None = None, extractor: str = "offline") -> None:
     import anyio
 
-    from core.memory import Memory
+    from core.memory import Memory, default_db_path
 
-    memory = Memory.open(db_path)
+    # the passphrase of an encrypted memory: $PULSE_PASSPHRASE, else the terminal (never stdin,
+    # which carries JSON-RPC), else one clear line and exit 1
+    path = db_path or default_db_path()
+    memory = Memory.open(path, passphrase=Memory.passphrase_prompt(path))
     server = build_server(PulseTools(memory, extractor))
 
     async def main() -> None:

@@ -78,6 +78,68 @@ class Memory(CurationOps, TrustOps, LiveOps):
     def close(self) -> None:
         self.conn.close()
 
+    # -- encryption at rest (docs/privacy.md) --------------------------------------------------
+
+    @property
+    def encrypted(self) -> bool:
+        return bool(getattr(self.conn, "encrypted", False))
+
+    @staticmethod
+    def is_encrypted(path: str | Path) -> bool:
+        """Whether the memory file at `path` is encrypted (no passphrase needed to tell)."""
+        from core.store.cipher import is_encrypted
+
+        path = Path(path)
+        return path.exists() and path.stat().st_size > 0 and is_encrypted(path)
+
+    @staticmethod
+    def encrypt_file(path: str | Path, passphrase: str | Callable[[], str]) -> dict[str, Any]:
+        """Encrypt a plain memory (and its .bak-N backups) in place; it must not be open."""
+        from core.store.encryption import encrypt
+
+        return encrypt(path, passphrase)
+
+    @staticmethod
+    def decrypt_file(path: str | Path, passphrase: str | Callable[[], str]) -> dict[str, Any]:
+        from core.store.encryption import decrypt
+
+        return decrypt(path, passphrase)
+
+    @staticmethod
+    def rekey_file(path: str | Path, passphrase: str | Callable[[], str],
+                   new_passphrase: str | Callable[[], str]) -> dict[str, Any]:
+        """Change an encrypted memory's passphrase (backups too); it must not be open."""
+        from core.store.encryption import rekey
+
+        return rekey(path, passphrase, new_passphrase)
+
+    @staticmethod
+    def passphrase_prompt(path: str | Path, *, env: str = "PULSE_PASSPHRASE",
+                          confirm: bool = False, what: str = "passphrase"
+                          ) -> Callable[[], str]:
+        """A callable giving $env, else what is typed at the terminal (asked only when called);
+        without either, one clear line (PulseError)."""
+        from core.passphrase import from_env_or_prompt
+
+        return from_env_or_prompt(path, env=env, confirm=confirm, what=what)
+
+    @staticmethod
+    def keyring_passphrase(path: str | Path) -> str | None:
+        """The passphrase kept in the OS keyring for this memory (only if the user opted in)."""
+        from core.passphrase import keyring_get
+
+        return keyring_get(path)
+
+    @staticmethod
+    def keep_passphrase_in_keyring(path: str | Path, passphrase: str | None) -> None:
+        """Save (or with None, remove) this memory's passphrase in the OS keyring."""
+        from core.passphrase import keyring_delete, keyring_set
+
+        if passphrase is None:
+            keyring_delete(path)
+        else:
+            keyring_set(path, passphrase)
+
     def __enter__(self) -> Memory:
         return self
 

@@ -22,6 +22,7 @@ COMMAND_MODULES = [
     "core.cli.export_cmds",   # export-html
     "core.cli.curate_cmds",   # merges list/approve/reject, glossary list/add/apply
     "core.cli.recall_cmds",   # recalls [show ID | settings]: the recall log
+    "core.cli.privacy_cmds",  # encrypt, decrypt, rekey, policy
 ]
 
 

@@ -14,13 +14,19 @@ from core.files import read_input
 from core.memory import Memory, default_db_path, demo_corpus_path
 
 
-def open_memory(args: argparse.Namespace, *, create: bool = False, path: str | None = None
-                ) -> Memory:
-    return Memory.open(path or args.db or default_db_path(), create=create)
+def open_memory(args: argparse.Namespace, *, create: bool = False, path: str | None = None,
+                read_only: bool = False, encrypt: bool = False) -> Memory:
+    """The memory of --db; an encrypted one asks for its passphrase ($PULSE_PASSPHRASE, else
+    the terminal) only when it turns out to be encrypted."""
+    target = path or args.db or default_db_path()
+    return Memory.open(target, create=create, read_only=read_only, encrypt=encrypt,
+                       passphrase=Memory.passphrase_prompt(target, confirm=encrypt))
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("init", help="create an empty memory (idempotent)")
+    p.add_argument("--encrypt", action="store_true",
+                   help="encrypt it (passphrase: $PULSE_PASSPHRASE, else asked twice)")
     p.set_defaults(handler=cmd_init)
 
     p = sub.add_parser("demo", help="build the demo memory (a fictional person), offline")
@@ -89,10 +95,22 @@ def query_options(args: argparse.Namespace) -> dict[str, Any]:
 # -- handlers ---------------------------------------------------------------------------------
 
 def cmd_init(args: argparse.Namespace) -> int:
-    with open_memory(args, create=True) as memory:
-        emit(args, {"db": str(memory.path), "schema_version": memory.stats()["schema_version"]},
-             f"memory ready at {memory.path}")
+    target = args.db or default_db_path()
+    if args.encrypt and not Memory.is_encrypted(target) and _has_content(target):
+        raise PulseError(f"{target}: a plain memory is already there; encrypt it with "
+                         "`pulse encrypt`")
+    with open_memory(args, create=True, encrypt=args.encrypt) as memory:
+        emit(args, {"db": str(memory.path), "schema_version": memory.stats()["schema_version"],
+                    "encrypted": memory.encrypted},
+             f"{'encrypted ' if memory.encrypted else ''}memory ready at {memory.path}")
     return 0
+
+
+def _has_content(path: Any) -> bool:
+    from pathlib import Path
+
+    path = Path(path)
+    return path.exists() and path.stat().st_size > 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

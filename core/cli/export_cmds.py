@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from core.cli.engine_cmds import open_memory
 from core.cli.output import emit
-from core.memory import Memory, default_db_path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_export_html(args: argparse.Namespace) -> int:
-    with Memory.open(args.db or default_db_path(), read_only=True) as memory:
+    with open_memory(args, read_only=True) as memory:
         summary = memory.export_html(args.out, domains=args.domains or None,
                                      redact=args.redact, include_events=args.include_events,
                                      seed=args.seed)

@@ -7,14 +7,15 @@ import argparse
 import sys
 from typing import Any
 
+from core.cli.engine_cmds import open_memory
 from core.cli.output import emit
 from core.errors import PulseError
 from core.files import read_input
-from core.memory import Memory, default_db_path
+from core.memory import Memory
 
 
 def _open(args: argparse.Namespace, **kw: Any) -> Memory:
-    return Memory.open(args.db or default_db_path(), **kw)
+    return open_memory(args, **kw)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

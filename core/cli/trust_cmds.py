@@ -118,7 +118,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     target = args.replay_db or args.db
     if not target:
         raise PulseError("give the memory to build: pulse replay JOURNAL --db NEW")
-    out = Memory.replay(args.journal, target)
+    out = Memory.replay(args.journal, target, Memory.passphrase_prompt(args.journal))
     emit(args, out, f"{target}: {out['applied']} rows replayed, {out['already_present']} already "
                     f"there (journal head {out['head']})")
     return 0

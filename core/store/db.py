@@ -165,13 +165,15 @@ def connect(path: str | Path, *, create: bool = False, read_only: bool = False,
     exists = path.exists() and path.stat().st_size > 0
     if not exists and not create:
         raise StoreError(f"{path}: no memory here (create one with `pulse init` or `pulse demo`)")
-    key = salt = new_salt = None
+    key = salt = new_salt = secret = None
     if exists and cipher.is_encrypted(path):
         salt = cipher.salt_of(path)
-        key = cipher.derive(cipher.resolve(passphrase, path), salt)
+        secret = cipher.resolve(passphrase, path)
+        key = cipher.derive(secret, salt)
     elif not exists and encrypt:
         salt = new_salt = cipher.new_salt()
-        key = cipher.derive(cipher.resolve(passphrase, path), salt)
+        secret = cipher.resolve(passphrase, path)
+        key = cipher.derive(secret, salt)
     if exists:
         app_id, version, n_tables = _inspect(path, key)
         if app_id != APPLICATION_ID and n_tables > 0:
@@ -204,6 +206,7 @@ def connect(path: str | Path, *, create: bool = False, read_only: bool = False,
         if key is not None:
             conn.execute(cipher.key_pragma(key, new_salt))
             conn.encrypted = True
+            conn.secret = secret        # sealed exports of this memory use the same passphrase
             cipher.remember_salt(path, salt)
         _configure(conn, read_only)
         if not read_only:

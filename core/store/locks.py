@@ -43,6 +43,7 @@ class TrackedConnection(sqlite3.Connection):
 
     _pulse_token: list | None = None
     encrypted = False            # keyed (an encrypted memory): set by db.connect
+    secret: str | None = None    # its passphrase, kept in this process only (sealed exports)
 
     def track(self, path: str | Path) -> None:
         key = file_key(path)

@@ -247,8 +247,8 @@ class PulseTools:
             parsed = self.memory.parse_state(state) if state is not None else None
         except PulseError as exc:
             raise ToolError(f"recall: user_state: {exc}") from None
-        out = self.memory.retrieve(query, top_k=top_k, state=parsed, chain=chain,
-                                   domains=domains or None)
+        out = self.memory.recall(query, top_k=top_k, state=parsed, chain=chain,
+                                 domains=domains or None)
         self.memory.log_recall("recall", self.client, query=query, state=state,
                                request={"top_k": top_k, "chain": chain, "domains": domains},
                                output=_finite(out))
@@ -271,7 +271,7 @@ class PulseTools:
             budget = _int("brief", "budget", budget, 1, MAX_BUDGET)
         out = self.memory.brief(budget, log=self.client)
         return {k: out[k] for k in ("text", "tier", "chars", "tokens", "budget", "cut",
-                                    "binding_corrections", "journal_ok")}
+                                    "binding_corrections", "journal_ok", "boundaries")}
 
     def tool_correct(self, a: dict[str, Any]) -> dict[str, Any]:
         note = _text("correct", "note", a.get("note", ""), MAX_NOTE, required=False)
@@ -301,7 +301,7 @@ class PulseTools:
         if isinstance(ref, str):
             _text("get_event", "id", ref, MAX_REF)
         try:
-            out = _finite(self.memory.event_detail(ref))
+            out = _finite(self.memory.companion_event(ref))
         except PulseError as exc:
             raise ToolError(f"get_event: {exc}") from None
         self.memory.log_recall("get_event", self.client, request={"id": ref}, output=out)

@@ -23,6 +23,7 @@ import numpy as np
 from core.errors import PulseError
 from core.memory_curation import CurationOps
 from core.memory_live import LiveOps
+from core.memory_privacy import PrivacyOps
 from core.memory_trust import TrustOps
 from core.store import db, journal, records
 from core.store.commands import transaction
@@ -46,7 +47,7 @@ def demo_corpus_path() -> Path:
     return Path(__file__).resolve().parent.parent / "resources" / "demo" / "demo_memory.json"
 
 
-class Memory(CurationOps, TrustOps, LiveOps):
+class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps):
     """One memory file. Not thread-safe: give each thread its own Memory."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path, read_only: bool = False) -> None:
@@ -212,8 +213,17 @@ class Memory(CurationOps, TrustOps, LiveOps):
 
         options: top_k, scorer, state (UserState or dict), now (datetime or ISO), chain,
         domains, settings (ScorerSettings or dict of overrides). With `log` (the client's name:
-        "cli", or the MCP client's) the answer is written to the recall log as `tool`."""
-        out = self.scorer.retrieve(self.request(query, **options))
+        "cli", or the MCP client's) the answer is written to the recall log as `tool`.
+
+        Policies apply (docs/privacy.md): events behind a do_not_probe boundary the query does
+        not name are withheld (counted in "withheld"), redacted names show as their label."""
+        from core.privacy.outside import OutsideView
+
+        view = OutsideView(self.conn)
+        hidden = view.withheld(query)
+        top_k = int(options.get("top_k", 10))
+        asked = {**options, "top_k": top_k + len(hidden)} if hidden else options
+        out = view.results(self.scorer.retrieve(self.request(query, **asked)), query, top_k)
         if log is not None:
             request = {k: v for k, v in options.items() if k not in ("state", "settings")}
             self.log_recall(tool, log, query=query, state=options.get("state"),

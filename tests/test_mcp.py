@@ -126,7 +126,7 @@ def test_mcp_session_over_stdio(db_path: Path, via_cli: bool) -> None:
     err, brief = out["brief_after"]
     assert not err and brief["text"].splitlines()[1] == "CORRECTIONS"
     err, event = out["get_event"]
-    assert not err and event["event"]["key"] == "e1" and event["entities"][0]["name"] == "Dana"
+    assert not err and event["event"]["key"] == "e1" and event["entities"][0]["name"] == "<memory_data>Dana</memory_data>"
     assert event["emotions"]["anger"] == pytest.approx(0.7)
     for key, needle in (("bad_recall", "query must be a string"), ("bad_event", "no event"),
                         ("bad_state", "user_state"), ("bad_remember", "limit")):

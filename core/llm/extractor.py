@@ -88,8 +88,10 @@ INJECTION = re.compile(
 
 
 def wrap_untrusted(text: str, source: str, speaker: str, ts: str) -> str:
-    safe = text.replace("<untrusted_observation", "&lt;untrusted_observation").replace(
-        "</untrusted_observation", "&lt;/untrusted_observation")
+    """The observation as data (core/privacy/frame.py: the one framing mechanism)."""
+    from core.privacy.frame import neutralise
+
+    safe = neutralise(text, "untrusted_observation")
     return (f"Observation from {json.dumps(source)} by {json.dumps(speaker or 'unknown')} "
             f"at {ts}.\n<untrusted_observation>\n{safe}\n</untrusted_observation>")
 

@@ -183,7 +183,7 @@ def connect(path: str | Path, *, create: bool = False, read_only: bool = False,
                 f"{path}: written by a newer Pulse (schema {version}, this version knows "
                 f"{latest_version()}); upgrade Pulse to open it"
             )
-        if 0 < version < latest_version() and not read_only:
+        if 0 < version and not read_only and _pending(path, key):
             backup = path.with_name(f"{path.name}.bak-{version}")
             _checkpoint_copy(path, backup, key, salt)
     else:
@@ -217,6 +217,24 @@ def connect(path: str | Path, *, create: bool = False, read_only: bool = False,
             raise BusyError(busy_message(path)) from None
         raise StoreError(f"{path}: cannot prepare the memory ({exc})") from None
     return conn
+
+
+def _pending(path: Path, key: str | None) -> bool:
+    """Whether a migration would run on this file (read without writing)."""
+    known = {v for v, _, _ in migrations()}
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
+                               timeout=BUSY_TIMEOUT_MS / 1000)
+    except sqlite3.Error:
+        return False
+    try:
+        if key is not None:
+            conn.execute(cipher.key_pragma(key))
+        return bool(known - _applied(conn))
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
 
 
 def _checkpoint_copy(path: Path, backup: Path, key: str | None = None,
@@ -261,11 +279,21 @@ def schema_version(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version").fetchone()[0])
 
 
+def _applied(conn: sqlite3.Connection) -> set[int]:
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='schema_version'"
+                        ).fetchone():
+        return set()
+    return {int(r[0]) for r in conn.execute("SELECT version FROM schema_version")}
+
+
 def migrate(conn: sqlite3.Connection) -> int:
-    """Apply every pending migration, each in its own transaction. Returns the new version."""
+    """Apply every migration not yet applied, each in its own transaction, in order. Returns
+    the new version. Numbers are reserved per piece of work and may land out of order (007
+    before 006): a missing one is applied even when a higher one already is."""
     current = schema_version(conn)
+    done = _applied(conn)
     for version, name, sql in migrations():
-        if version <= current:
+        if version in done:
             continue
         begin_immediate(conn)
         try:

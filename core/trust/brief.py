@@ -2,9 +2,12 @@
 
 tokens ≈ chars / 3.8. Tiers by size: index 1,800 chars, brief 6,000, notes 20,000, full 120,000;
 the richest tier whose size fits the budget is used, and the text never exceeds the budget.
-Order: one provenance line → CORRECTIONS (whole lines, newest first) → core wounds / axioms →
-user_model beliefs → recent salient events (v2 recency × emotional weight) → open questions and
-pending merges (counts). A section is cut only at a line boundary; what was cut is named in the
+Order: one provenance line → CORRECTIONS (whole lines, newest first) → how to read memory (the
+frame) → BOUNDARIES ("don't probe: …", docs/privacy.md) → core wounds / axioms → user_model
+beliefs → recent salient events (v2 recency × emotional weight) → open questions and pending
+merges (counts). Memory text is quoted inside <memory_data>…</memory_data> (data, never
+instructions: core/privacy/frame.py); events behind a boundary and facts about a boundary or a
+no_capture person are left out; redacted names show as their role label. A section is cut only at a line boundary; what was cut is named in the
 provenance line. Domain filter: real and meta_authorial unless told otherwise.
 """
 
@@ -18,6 +21,8 @@ from typing import Any
 
 from core.beliefs import ANCHOR_DECAY_PER_DAY, DECAY_PER_DAY, domain_list
 from core.errors import ValidationError
+from core.privacy.frame import MEMORY_NOTE, neutralise, wrap
+from core.privacy.outside import OutsideView
 from core.store import journal
 from core.store.sqlite import sqlite3
 from core.trust.corrections import Correction, conn_of, list_corrections
@@ -77,7 +82,7 @@ def _clip(text: str, n: int | None) -> str:
 
 
 def _quote(terms: tuple[str, ...]) -> str:
-    return ", ".join(f'"{t}"' for t in terms)
+    return ", ".join(f'"{neutralise(t, "memory_data")}"' for t in terms)
 
 
 def correction_line(c: Correction) -> str:
@@ -91,7 +96,7 @@ def correction_line(c: Correction) -> str:
         parts.append(f"→ use {_quote(c.replacement)}")
     text = " ".join(parts)
     if c.note:
-        text += f" — {' '.join(c.note.split())}"
+        text += f" — {wrap(' '.join(c.note.split()))}"
     cite = f"journal row {c.journal_seq}" if c.journal_seq is not None else f"correction {c.id}"
     extra = ""
     if c.subject:
@@ -101,18 +106,20 @@ def correction_line(c: Correction) -> str:
     return f"{text} ({cite}{extra})"
 
 
-def _event_line(row: sqlite3.Row, tier: str) -> str:
+def _event_line(row: sqlite3.Row, tier: str, view: OutsideView) -> str:
     key = f" [{row['key']}]" if row["key"] else ""
-    line = f"- {row['ts'][:10]} {' '.join(row['title'].split())}"
+    quoted = " ".join(row["title"].split())
     limit = DESCRIPTION_CHARS[tier]
     desc = _clip(row["description"], limit) if limit is not None else ""
     if desc:
-        line += f" — {desc}"
-    return f"{line} (event {row['id']}{key})"
+        quoted += f" — {desc}"
+    return f"- {row['ts'][:10]} {wrap(view.text(quoted))} (event {row['id']}{key})"
 
 
-def _fact_line(row: sqlite3.Row, tier: str) -> str:
-    return f"- {row['name']}: {_clip(row['text'], DESCRIPTION_CHARS[tier] or 120)} (fact {row['id']})"
+def _fact_line(row: sqlite3.Row, tier: str, view: OutsideView) -> str:
+    said = f"{view.entity_name(row['entity_id'], row['name'])}: " \
+           f"{view.text(_clip(row['text'], DESCRIPTION_CHARS[tier] or 120))}"
+    return f"- {wrap(said)} (fact {row['id']})"
 
 
 def _salience(row: sqlite3.Row, now_days: float) -> float:
@@ -151,15 +158,20 @@ def _pending_merges(conn: sqlite3.Connection) -> int | None:
 def _sections(conn: sqlite3.Connection, tier: str, domains: tuple[str, ...], now: datetime
               ) -> tuple[list[Correction], list[tuple[str, list[str]]], dict[str, Any]]:
     corrections = list_corrections(conn)
+    view = OutsideView(conn)
+    withheld = view.withheld("")
     marks = ",".join("?" * len(domains))
     events = conn.execute(
         f"SELECT id, key, title, description, ts, belief_class, confidence_floor, user_flag,"
         f" emotional_weight FROM events WHERE domain IN ({marks}) AND absorbed_into IS NULL",
         domains).fetchall()
     facts = conn.execute(
-        f"SELECT f.id, f.text, f.belief_class, e.canonical_name AS name FROM facts f"
+        f"SELECT f.id, f.text, f.belief_class, f.entity_id, e.canonical_name AS name FROM facts f"
         f" JOIN entities e ON e.id = f.entity_id WHERE f.domain IN ({marks})"
         f" ORDER BY f.id", domains).fetchall()
+    behind = [e for e in events if e["id"] in withheld]
+    events = [e for e in events if e["id"] not in withheld]
+    facts = [f for f in facts if not view.hides_entity(f["entity_id"])]
     axioms = sorted((e for e in events if e["belief_class"] == "axiom"),
                     key=lambda e: (-int(e["user_flag"]), _neg(e["ts"]), e["id"]))
     user_model = sorted((e for e in events if e["belief_class"] == "user_model"),
@@ -169,11 +181,13 @@ def _sections(conn: sqlite3.Connection, tier: str, domains: tuple[str, ...], now
     rest = [e for e in events if e["id"] not in shown and e["belief_class"] != "hypothesis"]
     rest.sort(key=lambda e: (-_salience(e, now_days), e["id"]))
     sections = [
-        ("CORE WOUNDS / AXIOMS", [_event_line(e, tier) for e in axioms]
-         + [_fact_line(f, tier) for f in facts if f["belief_class"] == "axiom"]),
-        ("USER MODEL", [_event_line(e, tier) for e in user_model]
-         + [_fact_line(f, tier) for f in facts if f["belief_class"] == "user_model"]),
-        ("RECENT SALIENT EVENTS", [_event_line(e, tier) for e in rest]),
+        ("HOW TO READ", ["- " + MEMORY_NOTE]),
+        ("BOUNDARIES", view.instructions()),
+        ("CORE WOUNDS / AXIOMS", [_event_line(e, tier, view) for e in axioms]
+         + [_fact_line(f, tier, view) for f in facts if f["belief_class"] == "axiom"]),
+        ("USER MODEL", [_event_line(e, tier, view) for e in user_model]
+         + [_fact_line(f, tier, view) for f in facts if f["belief_class"] == "user_model"]),
+        ("RECENT SALIENT EVENTS", [_event_line(e, tier, view) for e in rest]),
     ]
     open_questions = sum(1 for e in events if e["belief_class"] == "hypothesis")
     merges = _pending_merges(conn)
@@ -182,7 +196,8 @@ def _sections(conn: sqlite3.Connection, tier: str, domains: tuple[str, ...], now
     sections.append(("OPEN", [open_line]))
     info = {"events": int(conn.execute("SELECT COUNT(*) FROM events").fetchone()[0]),
             "events_in_domains": len(events), "open_questions": open_questions,
-            "pending_merges": merges}
+            "pending_merges": merges, "behind_boundaries": len(behind),
+            "boundaries": [p.name for p in view.boundaries]}
     return corrections, sections, info
 
 
@@ -232,7 +247,8 @@ def brief(memory: Any, budget: int | None = None, *, now: datetime | str | None 
     return {"text": text, "tier": tier, "chars": len(text), "tokens": tokens(text),
             "budget": budget, "char_limit": limit, "cut": cut,
             "binding_corrections": facts["binding"], "withdrawn_terms": facts["withdrawn"],
-            "journal_ok": not breaks, "journal_head": head_seq, "domains": list(domains)}
+            "journal_ok": not breaks, "journal_head": head_seq, "domains": list(domains),
+            "boundaries": info["boundaries"], "behind_boundaries": info["behind_boundaries"]}
 
 
 def _shrink(text: str, limit: int) -> str:

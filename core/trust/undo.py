@@ -23,7 +23,7 @@ from core.store.commands import execute, transaction
 from core.store.sqlite import sqlite3
 from core.trust.corrections import conn_of, writable
 
-BARRIER_OPS = ("forget",)
+BARRIER_OPS = ("forget", "policy.apply")   # erasures, and a policy applied backwards
 UNDO_OPS = ("undo", "redo")
 
 

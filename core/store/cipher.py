@@ -32,6 +32,7 @@ Passphrase = str | Callable[[], str] | None
 _lock = threading.Lock()
 _salts: dict[tuple[int, int], bytes] = {}            # file → salt, for files held here
 _keys: dict[tuple[bytes, bytes], str] = {}           # (salt, passphrase digest) → key hex
+_unlocked: dict[tuple[int, int], str] = {}           # file → the passphrase that opened it
 
 
 class PassphraseError(StoreError):
@@ -63,6 +64,29 @@ def remember_salt(path: str | Path, salt: bytes) -> None:
     if key is not None:
         with _lock:
             _salts[key] = salt
+
+
+def remember_unlocked(path: str | Path, passphrase: str) -> None:
+    """This process opened the file with this passphrase: its other connections (the app's
+    workers, its live-refresh watcher) open it without asking again."""
+    key = locks.file_key(path)
+    if key is not None:
+        with _lock:
+            _unlocked[key] = passphrase
+
+
+def unlocked(path: str | Path) -> str | None:
+    key = locks.file_key(path)
+    with _lock:
+        return _unlocked.get(key) if key is not None else None
+
+
+def forget_unlocked(path: str | Path) -> None:
+    key = locks.file_key(path)
+    with _lock:
+        if key is not None:
+            _unlocked.pop(key, None)
+            _salts.pop(key, None)
 
 
 def header(path: str | Path) -> bytes | None:

@@ -168,7 +168,7 @@ def connect(path: str | Path, *, create: bool = False, read_only: bool = False,
     key = salt = new_salt = secret = None
     if exists and cipher.is_encrypted(path):
         salt = cipher.salt_of(path)
-        secret = cipher.resolve(passphrase, path)
+        secret = cipher.resolve(passphrase or cipher.unlocked(path), path)
         key = cipher.derive(secret, salt)
     elif not exists and encrypt:
         salt = new_salt = cipher.new_salt()
@@ -208,6 +208,7 @@ def connect(path: str | Path, *, create: bool = False, read_only: bool = False,
             conn.encrypted = True
             conn.secret = secret        # sealed exports of this memory use the same passphrase
             cipher.remember_salt(path, salt)
+            cipher.remember_unlocked(path, secret)
         _configure(conn, read_only)
         if not read_only:
             migrate(conn)

@@ -178,6 +178,7 @@ def rekey(path: str | Path, passphrase: cipher.Passphrase,
         _take_alone(conn, path)
         salt = cipher.salt_of(path)
         conn.execute(cipher.rekey_pragma(cipher.derive(new, salt)))
+        cipher.remember_unlocked(path, new)
         converted = []
         for backup in _backups(path):
             if not cipher.is_encrypted(backup):

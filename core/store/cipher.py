@@ -67,8 +67,8 @@ def remember_salt(path: str | Path, salt: bytes) -> None:
 
 
 def remember_unlocked(path: str | Path, passphrase: str) -> None:
-    """This process opened the file with this passphrase: its other connections (the app's
-    workers, its live-refresh watcher) open it without asking again."""
+    """This process opened the file with this passphrase: while it holds it open, its other
+    connections (the app's workers, its live-refresh watcher) open it without asking again."""
     key = locks.file_key(path)
     if key is not None:
         with _lock:
@@ -76,9 +76,13 @@ def remember_unlocked(path: str | Path, passphrase: str) -> None:
 
 
 def unlocked(path: str | Path) -> str | None:
+    """The passphrase this process opened the file with — only while it still holds it open
+    (a closed memory asks again)."""
     key = locks.file_key(path)
+    if key is None or not locks.held_in_process(path):
+        return None
     with _lock:
-        return _unlocked.get(key) if key is not None else None
+        return _unlocked.get(key)
 
 
 def forget_unlocked(path: str | Path) -> None:

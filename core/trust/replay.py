@@ -31,7 +31,15 @@ ROW_KEYS = ("seq", "ts", "actor", "op", "subject", "payload", "payload_sha256", 
 
 
 def iter_export(conn: sqlite3.Connection) -> Iterator[str]:
-    rows = journal.read_rows(conn)
+    """The export's lines. It leaves the owner's view: a redact or no_capture person's own
+    entity row carries the role label (or "[not captured]") instead of their names, and any
+    name left in a payload is relabelled; such rows are marked redacted, so the chain still
+    verifies and a replay builds the memory as others may see it (docs/privacy.md)."""
+    from core.privacy.outside import OutsideView
+
+    view = OutsideView(conn)
+    rows = [_outside_row(row, view) for row in journal.read_rows(conn)] \
+        if view.hidden_names else journal.read_rows(conn)
     head = rows[-1] if rows else None
     yield journal.canonical_json({"format": FORMAT, "rows": len(rows),
                                   "head_seq": head["seq"] if head else 0,
@@ -43,6 +51,46 @@ def iter_export(conn: sqlite3.Connection) -> Iterator[str]:
         except ValueError:
             payload = row["payload"]  # verify reports it; export keeps what is there
         yield journal.canonical_json({**row, "payload": payload})
+
+
+def _outside_row(row: dict[str, Any], view: Any) -> dict[str, Any]:
+    try:
+        payload = json.loads(row["payload"])
+    except ValueError:
+        return row
+    if not isinstance(payload, dict):
+        return row
+    new = _relabel(payload, view)
+    for change in new.get("changes", []) if isinstance(new.get("changes"), list) else []:
+        if not isinstance(change, dict) or change.get("t") != "entities":
+            continue
+        source = change.get("pk") if change.get("a") == "update" else change.get("row")
+        person = view.policies.person(source.get("id")) if isinstance(source, dict) else None
+        if person is None or person not in view.hidden_names:
+            continue
+        for part in ("row", "set", "old"):
+            values = change.get(part)
+            if isinstance(values, dict):
+                if "canonical_name" in values:
+                    values["canonical_name"] = person.shown_name()
+                if "aliases" in values:
+                    values["aliases"] = "[]"
+    if new == payload:
+        return row
+    new["redacted"] = True
+    return {**row, "payload": journal.canonical_json(new)}
+
+
+def _relabel(value: Any, view: Any) -> Any:
+    if isinstance(value, str):
+        return view.text(value)
+    if isinstance(value, list):
+        return [_relabel(v, view) for v in value]
+    if isinstance(value, dict):
+        if set(value) == {"$b64"}:
+            return value
+        return {k: _relabel(v, view) for k, v in value.items()}
+    return value
 
 
 def export_journal(memory: Any, out: str | Path) -> dict[str, Any]:

@@ -18,10 +18,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 HOLD = r"""
-import sys
+import os, sys
 from core.memory import Memory
-m = Memory.open(sys.argv[1])
-m.set_belief("e1", confidence_floor=0.4)      # a write, so the WAL holds the latest pages
+m = Memory.open(sys.argv[1], passphrase=os.environ.get("PULSE_PASSPHRASE"))
+m.set_belief("k3", confidence_floor=0.4)      # a write, so the WAL holds the latest pages
 print("ready", flush=True)
 sys.stdin.read()
 m.close()
@@ -102,10 +102,15 @@ def _run(tmp_path: Path, passphrase: str | None) -> dict:
          "text": f"Still thinking about the {phrase}. It scares me."}]), encoding="utf-8")
     _pulse(db, env, "init", *(["--encrypt"] if passphrase else []))
     _pulse(db, env, "import", str(chat))
-    _pulse(db, env, "import", str(ROOT / "resources" / "demo" / "demo_memory.json"))
+    corpus = tmp_path / "corpus.json"
+    corpus.write_text(json.dumps({"format": "pulse-corpus/1", "events": [
+        {"key": f"k{i}", "title": f"A day at the {phrase}" if i == 1 else f"Ordinary day {i}",
+         "description": f"Notes {i}.", "ts": f"2026-0{i}-10T09:00:00Z"} for i in (1, 2, 3)]}),
+        encoding="utf-8")
+    _pulse(db, env, "import", str(corpus))
     _downgrade(db, passphrase)                     # the next command migrates: a backup
-    _pulse(db, env, "set", "e2", "--floor", "0.3")  # an edit (and the migration + backup)
-    _pulse(db, env, "pin", "e3")
+    _pulse(db, env, "set", "k2", "--floor", "0.3")  # an edit (and the migration + backup)
+    _pulse(db, env, "pin", "k1")
     _pulse(db, env, "correct", "--withdrawn", "$49", "--replacement", "$29", "--note", "price")
     holder = subprocess.Popen([sys.executable, "-c", HOLD, str(db)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
@@ -118,7 +123,9 @@ def _run(tmp_path: Path, passphrase: str | None) -> dict:
                *(["--lock"] if passphrase else []))
         side = {p.name: p.exists() for p in (Path(f"{db}-wal"), Path(f"{db}-shm"))}
         backups = sorted(p.name for p in data.glob("m.db.bak-*"))
-        files = _files_written([data, exports, Path("/tmp")], started)
+        inputs = {chat, corpus}           # the person's own files, written by this test
+        files = [p for p in _files_written([data, exports, Path("/tmp")], started)
+                 if p not in inputs]
         hits = sorted(str(p) for p in files if _holding(p, phrase.encode("utf-8")))
     finally:
         holder.stdin.close()

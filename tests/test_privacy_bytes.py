@@ -64,7 +64,7 @@ def _downgrade(db: Path, passphrase: str | None) -> None:
 def _files_written(folders: list[Path], since: float) -> list[Path]:
     found = []
     for folder in folders:
-        for dirpath, dirnames, filenames in os.walk(folder, onerror=lambda e: None):
+        for dirpath, _dirnames, filenames in os.walk(folder, onerror=lambda e: None):
             for name in filenames:
                 path = Path(dirpath) / name
                 try:

@@ -15,7 +15,7 @@ if hasattr(os, "geteuid") and os.geteuid() == 0:
     os.environ.setdefault("QTWEBENGINE_DISABLE_SANDBOX", "1")
 
 pytest.importorskip("PySide6.QtWebEngineWidgets")
-from PySide6.QtCore import QUrl, Qt  # noqa: E402
+from PySide6.QtCore import Qt, QUrl  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from test_viewer_page import CORPUS, Viewer  # noqa: E402
 

@@ -208,10 +208,16 @@ class MainWindow(QMainWindow):
         self.banner.setObjectName("banner")
         self.banner.setWordWrap(True)
         self.banner.hide()
+        # says plainly when this memory's embeddings are not the default e5 (or cannot be made)
+        self.embedding_banner = QLabel()
+        self.embedding_banner.setObjectName("banner")
+        self.embedding_banner.setWordWrap(True)
+        self.embedding_banner.hide()
         centre = QWidget()
         cl = QVBoxLayout(centre)
         cl.setContentsMargins(0, 8, 0, 0)
         cl.addWidget(self.banner)
+        cl.addWidget(self.embedding_banner)
         cl.addWidget(self.tabs, 1)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.navigator)
@@ -235,6 +241,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("Open a memory to begin.")
 
         self.session.opened.connect(self._on_opened)
+        self.session.changed.connect(self._update_embedding_banner)
         self.session.message.connect(self._show_message)
         self.session.refused.connect(self._refused)
         self.session.show_recall.connect(self._show_recall)
@@ -310,6 +317,14 @@ class MainWindow(QMainWindow):
         e.addAction(self.redo_action)
         e.addSeparator()
         e.addAction(self.beliefs.pin_action)
+        self.edit_item_action = self._action(
+            e, "&Edit selected…", lambda: self.detail.edit() if self._can_curate(
+                ("event", "entity")) else None, "F2",
+            "Edit the selected event or entity: text, emotions, domain, name, aliases, kind")
+        self.erase_item_action = self._action(
+            e, "E&rase selected…", lambda: self.detail.erase() if self._can_curate(
+                ("event", "entity", "fact")) else None, "Shift+Del",
+            "Erase the selected item everywhere, for good (a preview shows what goes first)")
         self._action(e, "&Find…", self.find, QKeySequence.StandardKey.Find,
                      "Search entities and events")
         self._action(e, "Clear time range", lambda: self.session.set_brush(None, None), None)
@@ -324,6 +339,14 @@ class MainWindow(QMainWindow):
         h = bar.addMenu("&Help")
         self._action(h, "About Pulse", self.about)
 
+    def _can_curate(self, kinds: tuple[str, ...]) -> bool:
+        selection = self.session.selection
+        if self.session.memory is None or selection is None or selection[0] not in kinds:
+            self.statusBar().showMessage("Select an item first (in the navigator, the graph, "
+                                         "the timeline or the beliefs table).", 8000)
+            return False
+        return True
+
     # -- state -----------------------------------------------------------------------------------
     def _on_opened(self) -> None:
         has = self.session.memory is not None
@@ -337,12 +360,21 @@ class MainWindow(QMainWindow):
                        self.close_action):
             action.setEnabled(has)
         self.beliefs.pin_action.setEnabled(writable)
+        self._update_embedding_banner()
         if has:
             stats = self.session.memory.stats()["counts"]
             self.statusBar().showMessage(
                 f"{self.session.path} · {stats['events']} events · {stats['entities']} entities"
                 f" · journal {stats['journal']} rows" + (" · read-only" if reason else ""))
         self._update_title()
+
+    def _update_embedding_banner(self, *_args) -> None:
+        memory = self.session.memory
+        notice = None
+        if memory is not None:
+            notice = memory.embedding_notice(memory.embedding_model)
+        self.embedding_banner.setText(f"⚠  Embeddings: {notice}" if notice else "")
+        self.embedding_banner.setVisible(bool(notice))
 
     def _show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)

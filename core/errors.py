@@ -13,6 +13,10 @@ class StoreError(PulseError):
     """The database file cannot be opened or migrated as asked; nothing on disk changed."""
 
 
+class PassphraseError(StoreError):
+    """No passphrase, or a wrong one, for an encrypted memory; the file was not touched."""
+
+
 class BusyError(StoreError):
     """Another program held the memory's write lock past every wait and retry; nothing changed."""
 

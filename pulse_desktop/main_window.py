@@ -16,6 +16,7 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
+    QDialog,
     QFileDialog,
     QHBoxLayout,
     QLabel,
@@ -30,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.errors import PulseError
+from core.errors import PassphraseError, PulseError
 from core.memory import Memory, demo_corpus_path
 from pulse_desktop import workers
 from pulse_desktop.beliefs_view import BeliefsView
@@ -293,9 +294,6 @@ class MainWindow(QMainWindow):
         self.export_html_action = self._action(
             f, "Export HTML &viewer…", self.export_html, "Ctrl+E",
             "Write the graph as one offline HTML file you can hand to someone")
-        self.redact_action = QAction("Redact observation text in the viewer", self, checkable=True)
-        self.redact_action.setToolTip("Leave the raw conversation text out of exported viewers")
-        f.addAction(self.redact_action)
         self.export_journal_action = self._action(
             f, "Export &journal…", self.export_journal, None,
             "Write the hash-chained journal as JSON Lines (it can rebuild the memory)")
@@ -406,9 +404,14 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentIndex(TABS.index(name))
 
     # -- opening ---------------------------------------------------------------------------------
-    def open_path(self, path: str | Path, *, create: bool = False) -> bool:
+    def open_path(self, path: str | Path, *, create: bool = False,
+                  passphrase: str | None = None) -> bool:
         try:
-            self.session.open(path, create=create)
+            if not create and passphrase is None and Memory.is_encrypted(path):
+                if not self._open_encrypted(Path(path)):
+                    return False
+            else:
+                self.session.open(path, create=create, passphrase=passphrase)
         except PulseError as exc:
             self._error("Cannot open the memory", str(exc))
             return False
@@ -417,6 +420,40 @@ class MainWindow(QMainWindow):
             return False
         if QCoreApplication.organizationName():
             QSettings().setValue("last_memory", str(path))
+        return True
+
+    def _open_encrypted(self, path: Path) -> bool:
+        """Ask for the passphrase (or take it from the OS keyring, if the user chose that for
+        this memory); False when the user cancels. docs/privacy.md."""
+        from pulse_desktop import app_settings
+        from pulse_desktop.passphrase_dialog import PassphraseDialog
+
+        settings = app_settings.load()
+        account = str(path.resolve())
+        if account in settings.keyring_memories:
+            saved = Memory.keyring_passphrase(path)
+            if saved:
+                try:
+                    self.session.open(path, passphrase=saved)
+                    return True
+                except PassphraseError:
+                    pass        # rekeyed since: ask, and offer to save the new one
+        dialog = PassphraseDialog(path, lambda text: self.session.open(path, passphrase=text),
+                                  self)
+        self.passphrase_dialog = dialog
+        accepted = dialog.exec() == QDialog.DialogCode.Accepted
+        self.passphrase_dialog = None
+        if not accepted:
+            return False
+        if dialog.remember.isChecked():
+            try:
+                Memory.keep_passphrase_in_keyring(path, dialog.passphrase)
+            except PulseError as exc:
+                self._error("The passphrase was not saved", str(exc))
+            else:
+                if account not in settings.keyring_memories:
+                    settings.keyring_memories.append(account)
+                    app_settings.save(settings)
         return True
 
     def open_dialog(self) -> None:
@@ -486,25 +523,40 @@ class MainWindow(QMainWindow):
         return workers.start(job)
 
     def export_html(self) -> None:
+        """The export dialog (pulse_desktop/export_dialog.py): domains, redaction level, lock,
+        where to save (the last folder is remembered); the export runs on a worker."""
+        from pulse_desktop import app_settings
+        from pulse_desktop.export_dialog import ExportDialog
+
         memory = self.session.memory
         if memory is None:
             return self._error("Nothing to export", "Open a memory first.")
-        default = str(Path.home() / f"{memory.path.stem}-viewer.html")
-        out, _ = QFileDialog.getSaveFileName(self, "Export HTML viewer", default,
-                                             "HTML page (*.html)")
-        if not out:
-            return
-        src, redact = Path(memory.path), self.redact_action.isChecked()
+        settings = app_settings.load()
+        folder = settings.last_export_folder or str(Path.home())
+        src = Path(memory.path)
+        dialog = ExportDialog(src.name, folder, lambda values: start(values), self)
+        self.export_dialog = dialog
 
-        def work(_progress, _cancel):
-            with Memory.open(src, read_only=True) as m:
-                return m.export_html(out, redact=redact)
+        def start(values: dict[str, Any]) -> None:
+            def work(_progress, _cancel):
+                with Memory.open(src, read_only=True) as m:
+                    return m.export_html(values["out"], domains=values["domains"],
+                                         redact=values["redact"], lock=values["lock"],
+                                         include_events=values["include_events"])
 
-        self.statusBar().showMessage("Exporting the viewer…")
-        self.run_job(work, done=lambda s: self.statusBar().showMessage(
-            f"Viewer written to {s['path']} ({s['nodes']} nodes, {s['bytes'] // 1024} KB)"
-            + (", observation text redacted" if s.get("redacted") else ""), 15000),
-            failed=lambda t: self._error("The viewer could not be exported", t))
+            def done(summary: dict[str, Any]) -> None:
+                dialog.finished(summary)
+                saved = app_settings.load()
+                saved.last_export_folder = str(Path(summary["path"]).parent)
+                try:
+                    app_settings.save(saved)
+                except OSError:
+                    pass        # remembering the folder is a convenience
+                self.statusBar().showMessage(f"Viewer written to {summary['path']}", 15000)
+
+            self.run_job(work, done=done, failed=dialog.fail)
+
+        dialog.open()
 
     def export_journal(self) -> None:
         memory = self.session.memory

@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from core.errors import StoreError
+from core.errors import PassphraseError, StoreError
 from core.store import locks
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -33,10 +33,6 @@ _lock = threading.Lock()
 _salts: dict[tuple[int, int], bytes] = {}            # file → salt, for files held here
 _keys: dict[tuple[bytes, bytes], str] = {}           # (salt, passphrase digest) → key hex
 _unlocked: dict[tuple[int, int], str] = {}           # file → the passphrase that opened it
-
-
-class PassphraseError(StoreError):
-    """No passphrase, or a wrong one, for an encrypted memory; the file was not touched."""
 
 
 def _digest(passphrase: str) -> bytes:

@@ -4,10 +4,11 @@ erase, correct, brief, undo, export.
 `Memory` is the one public Python API: the CLI, the desktop app and the MCP server are thin
 fronts over it and import nothing else from `core` but `core.errors` and the vocabulary modules
 (`core.beliefs`, `core.emotion.plutchik`); tests/test_architecture.py checks this. Its methods
-live in four modules for size: here (lifecycle, import, retrieval, belief edits, integrity),
-`core.memory_curation` (files in, merges, glossary, entity and event edits, links, the graph
-viewer), `core.memory_trust` (erasure, corrections, brief, verdicts, undo, journal files) and
-`core.memory_live` (the recall log, change marks for live views, atomic edits).
+live in five modules for size: here (lifecycle, encryption, import, retrieval, belief edits,
+integrity), `core.memory_curation` (files in, merges, glossary, entity and event edits, links,
+the graph viewer), `core.memory_trust` (erasure, corrections, brief, verdicts, undo, journal
+files), `core.memory_live` (the recall log, change marks for live views, atomic edits) and
+`core.memory_privacy` (policies, boundaries, what a companion receives).
 """
 
 from __future__ import annotations

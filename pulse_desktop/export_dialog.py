@@ -207,12 +207,14 @@ class ExportDialog(QDialog):
                             f"{summary['bytes'] // 1024:,} KB"
                             + (f" ({', '.join(extra)})" if extra else ""))
         self.open_button.show()
+        self.adjustSize()
 
     def fail(self, text: str) -> None:
         self.export_button.setEnabled(True)
         self.result.setText("")
         self.error.setText(text)
         self.error.show()
+        self.adjustSize()
 
     def _open_written(self) -> None:
         if self.written:

@@ -292,7 +292,7 @@ class MainWindow(QMainWindow):
                                           "Ctrl+I", "Import chat exports and notes")
         f.addSeparator()
         self.export_html_action = self._action(
-            f, "Export HTML &viewer…", self.export_html, "Ctrl+E",
+            f, "Export &viewer…", self.export_html, "Ctrl+E",
             "Write the graph as one offline HTML file you can hand to someone")
         self.export_journal_action = self._action(
             f, "Export &journal…", self.export_journal, None,

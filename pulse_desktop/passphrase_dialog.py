@@ -87,3 +87,4 @@ class PassphraseDialog(QDialog):
     def _fail(self, text: str) -> None:
         self.error.setText(text)
         self.error.show()
+        self.adjustSize()        # room for the line: the wrapped note must not be squeezed

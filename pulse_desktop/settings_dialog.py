@@ -248,6 +248,7 @@ class SettingsDialog(QDialog):
         self.forget_key_button.setToolTip("remove it from the OS keyring: the app asks again "
                                           "next time")
         self.forget_key_button.clicked.connect(self.forget_saved_passphrase)
+        self.forget_key_button.setEnabled(self.keyring_list.count() > 0)
         forget_row.addWidget(self.forget_key_button)
         forget_row.addStretch(1)
         pl.addLayout(forget_row)
@@ -485,6 +486,7 @@ class SettingsDialog(QDialog):
         except OSError as exc:
             self.failed.emit(f"cannot write the settings: {exc.strerror}")
         self.keyring_list.takeItem(self.keyring_list.row(item))
+        self.forget_key_button.setEnabled(self.keyring_list.count() > 0)
         self._say(f"The passphrase of {path} is no longer kept in the OS keyring")
 
     def save(self) -> bool:

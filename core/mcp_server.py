@@ -55,6 +55,7 @@ TOOLS: list[dict[str, Any]] = [
          "top_k": {"type": "integer", "minimum": 1, "maximum": MAX_TOP_K},
          "user_state": _STATE,
          "chain": {"type": "boolean"},
+         "storylines": {"type": "boolean", "description": "one entry per storyline, summarised"},
          "domains": {"type": "array", "items": {"enum": list(DOMAINS)},
                      "maxItems": len(DOMAINS)}},
          "required": ["query"], "additionalProperties": False}},
@@ -224,6 +225,11 @@ class PulseTools:
         chain = a.get("chain", False)
         if not isinstance(chain, bool):
             raise ToolError("recall: chain must be true or false")
+        storylines = a.get("storylines", False)
+        if not isinstance(storylines, bool):
+            raise ToolError("recall: storylines must be true or false")
+        if chain and storylines:
+            raise ToolError("recall: choose chain or storylines, not both")
         domains = a.get("domains")
         if domains is not None:
             if not isinstance(domains, list) or not all(isinstance(d, str) for d in domains):
@@ -244,7 +250,7 @@ class PulseTools:
         except PulseError as exc:
             raise ToolError(f"recall: user_state: {exc}") from None
         out = self.memory.retrieve(query, top_k=top_k, state=parsed, chain=chain,
-                                   domains=domains or None)
+                                   domains=domains or None, storylines=storylines)
         return _finite(out)
 
     def tool_remember(self, a: dict[str, Any]) -> dict[str, Any]:

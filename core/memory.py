@@ -6,7 +6,8 @@ fronts over it and import nothing else from `core` but `core.errors` and the voc
 (`core.beliefs`, `core.emotion.plutchik`); tests/test_architecture.py checks this. Its methods
 live in three modules for size: here (lifecycle, import, retrieval, belief edits, integrity),
 `core.memory_curation` (files in, merges, glossary, entity and event edits, links, the graph
-viewer) and `core.memory_trust` (erasure, corrections, brief, verdicts, undo, journal files).
+viewer), `core.memory_trust` (erasure, corrections, brief, verdicts, undo, journal files) and
+`core.memory_upkeep` (storylines, upkeep, open questions, knowledge gaps, the review queue).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import numpy as np
 from core.errors import PulseError
 from core.memory_curation import CurationOps
 from core.memory_trust import TrustOps
+from core.memory_upkeep import UpkeepOps
 from core.store import db, journal, records
 from core.store.commands import transaction
 from core.store.digest import digest as content_digest
@@ -44,7 +46,7 @@ def demo_corpus_path() -> Path:
     return Path(__file__).resolve().parent.parent / "resources" / "demo" / "demo_memory.json"
 
 
-class Memory(CurationOps, TrustOps):
+class Memory(CurationOps, TrustOps, UpkeepOps):
     """One memory file. Not thread-safe: give each thread its own Memory."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path, read_only: bool = False) -> None:
@@ -137,12 +139,16 @@ class Memory(CurationOps, TrustOps):
             self._scorer = Scorer(self.conn, self.embedding_model, self.embedder)
         return self._scorer
 
-    def retrieve(self, query: str, **options: Any) -> dict[str, Any]:
-        """Ranked events with their breakdown (the `pulse retrieve --json` shape).
+    def retrieve(self, query: str, *, storylines: bool = False, **options: Any) -> dict[str, Any]:
+        """Ranked events with their breakdown (the `pulse retrieve --json` shape); with
+        `storylines`, one entry per storyline instead (`{"storylines": [...]}`, docs/cli.md).
 
         options: top_k, scorer, state (UserState or dict), now (datetime or ISO), chain,
         domains, settings (ScorerSettings or dict of overrides)."""
-        return self.scorer.retrieve(self.request(query, **options))
+        request = self.request(query, **options)
+        if storylines:
+            return self._retrieve_storylines(request)
+        return self.scorer.retrieve(request)
 
     def explain(self, event: str | int, query: str, **options: Any) -> dict[str, Any]:
         event_id = records.resolve_event(self.conn, event)

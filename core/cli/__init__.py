@@ -21,6 +21,7 @@ COMMAND_MODULES = [
                               # guard, ledger, mcp
     "core.cli.export_cmds",   # export-html
     "core.cli.curate_cmds",   # merges list/approve/reject, glossary list/add/apply
+    "core.cli.upkeep_cmds",   # storylines, upkeep, upkeep-settings, questions, gaps, review
 ]
 
 

@@ -30,6 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("retrieve", help="ranked events with a per-term breakdown")
     p.add_argument("query", nargs="?")
     add_query_options(p)
+    p.add_argument("--storylines", action="store_true",
+                   help="one entry per storyline: its summary, dates and best member")
     p.add_argument("--batch", metavar="FILE", help="JSON Lines of queries ('-' for stdin)")
     p.set_defaults(handler=cmd_retrieve)
 
@@ -108,13 +110,13 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
     if not args.query:
         raise PulseError("give a QUERY or --batch FILE")
     with open_memory(args) as memory:
-        out = memory.retrieve(args.query, **query_options(args))
-    emit(args, out, _human_results(out))
+        out = memory.retrieve(args.query, storylines=args.storylines, **query_options(args))
+    emit(args, out, _human_storylines(out) if args.storylines else _human_results(out))
     return 0
 
 
 def _retrieve_batch(args: argparse.Namespace) -> int:
-    allowed = {"query", "top_k", "scorer", "state", "now", "chain", "domains"}
+    allowed = {"query", "top_k", "scorer", "state", "now", "chain", "domains", "storylines"}
     failed = 0
     with open_memory(args) as memory:
         for number, line in enumerate(read_input(args.batch, what="batch").splitlines(), start=1):
@@ -148,6 +150,20 @@ def _human_results(out: dict[str, Any]) -> str:
         key = f" [{r['key']}]" if r["key"] else ""
         lines.append(f"{rank:>3}. {r['score']:.4f}  #{r['id']}{key} {r['ts'][:10]}  {r['title']}")
     if not out["results"]:
+        lines.append("  (no results)")
+    return "\n".join(lines)
+
+
+def _human_storylines(out: dict[str, Any]) -> str:
+    lines = [f"{out['scorer']} · {out['query']!r} · now {out['now']} · by storyline"]
+    for rank, s in enumerate(out["storylines"], start=1):
+        span = s["span"]["from"][:10] if s["span"]["from"] == s["span"]["to"] else \
+            f"{s['span']['from'][:10]} – {s['span']['to'][:10]}"
+        size = f", {s['size']} events" if s["size"] > 1 else ""
+        lines.append(f"{rank:>3}. {s['score']:.4f}  {s['storyline']} ({span}{size})  {s['title']}")
+        if s["kind"] != "event":
+            lines.append(f"       {s['summary']}")
+    if not out["storylines"]:
         lines.append("  (no results)")
     return "\n".join(lines)
 

@@ -352,12 +352,13 @@ class LLMRunner:
         return budget is None or self.spent_today() < budget
 
     def _call(self, job: dict[str, Any], purpose: str, user: str, tool: str, description: str,
-              schema: dict[str, Any], validate: Callable[[dict[str, Any]], Any]) -> Any:
+              schema: dict[str, Any], validate: Callable[[dict[str, Any]], Any], *,
+              system: str = SYSTEM) -> Any:
         """Up to MAX_ATTEMPTS (counted in the job row, across runs); None when the job died."""
         while job["attempts"] < MAX_ATTEMPTS:
             reply = None
             try:
-                reply = providers.call_tool(self.cfg, system=SYSTEM, user=user, tool=tool,
+                reply = providers.call_tool(self.cfg, system=system, user=user, tool=tool,
                                             description=description, schema=schema)
                 value = validate(reply.data or {})
                 self._usage(purpose, reply, True)

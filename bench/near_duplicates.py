@@ -6,10 +6,10 @@ bench/storylines/near_duplicate_pairs.json holds 67 labelled pairs (duplicate / 
 split before any calibration into a `calibrate` half and a `report` half. Each item is embedded
 the way an event is (records.embedding_text of its title and description; a chat turn gets the
 importer's title and description). The rule is upkeep's own (core/upkeep/duplicates.py): cosine
-≥ t, the same people, at most `duplicate_window_days` apart. t is the cosine that maximises F1
-on the calibration half (ties: the higher t, fewer proposals); precision, recall and F1 are then
-measured on the report half. Beside it, in the same run: cosine alone (no people or time rule)
-at its own calibrated t.
+≥ t, shared content words ≥ o, the same people, at most `duplicate_window_days` apart. (t, o)
+maximise F1 on the calibration half (ties: the higher thresholds, fewer proposals); precision,
+recall and F1 are then measured on the report half. Beside it, in the same run and calibrated
+the same way: the rule without the word overlap (o = 0), and cosine alone.
 """
 
 from __future__ import annotations
@@ -27,15 +27,24 @@ if str(ROOT) not in sys.path:
 PAIRS = ROOT / "bench" / "storylines" / "near_duplicate_pairs.json"
 
 
-def item_text(item: dict) -> str:
+def item_fields(item: dict) -> tuple[str, str]:
     from core.ingest.pipeline import event_texts
-    from core.store.records import embedding_text
 
     if "speaker" in item:
-        title, description = event_texts(item["speaker"], item["text"])
-    else:
-        title, description = item["title"], item["description"]
-    return embedding_text(title, description)
+        return event_texts(item["speaker"], item["text"])
+    return item["title"], item["description"]
+
+
+def item_text(item: dict) -> str:
+    from core.store.records import embedding_text
+
+    return embedding_text(*item_fields(item))
+
+
+def shared_words(pair: dict) -> float:
+    from core.upkeep.duplicates import content_words, overlap
+
+    return overlap(content_words(*item_fields(pair["a"])), content_words(*item_fields(pair["b"])))
 
 
 def scores(pairs: list[dict], model: str) -> list[float]:
@@ -49,20 +58,21 @@ def scores(pairs: list[dict], model: str) -> list[float]:
     return [float(matrix[2 * i] @ matrix[2 * i + 1]) for i in range(len(pairs))]
 
 
-def predict(pair: dict, cosine: float, t: float, window: float, rules: bool) -> bool:
+def predict(pair: dict, cosine: float, t: float, o: float, window: float, rules: bool) -> bool:
     from core.upkeep.duplicates import days_between, is_duplicate
 
     if not rules:
         return cosine >= t
     a, b = pair["a"], pair["b"]
-    return is_duplicate(cosine, frozenset(a["people"]), frozenset(b["people"]),
-                        days_between(a["ts"], b["ts"]), t, window)
+    return is_duplicate(cosine, pair["_shared"], frozenset(a["people"]), frozenset(b["people"]),
+                        days_between(a["ts"], b["ts"]), t, o, window)
 
 
-def prf(pairs: list[dict], cos: list[float], t: float, window: float, rules: bool) -> dict:
+def prf(pairs: list[dict], cos: list[float], t: float, o: float, window: float,
+        rules: bool) -> dict:
     tp = fp = fn = 0
     for pair, c in zip(pairs, cos):
-        guess, truth = predict(pair, c, t, window, rules), pair["label"] == "duplicate"
+        guess, truth = predict(pair, c, t, o, window, rules), pair["label"] == "duplicate"
         tp += guess and truth
         fp += guess and not truth
         fn += truth and not guess
@@ -73,10 +83,13 @@ def prf(pairs: list[dict], cos: list[float], t: float, window: float, rules: boo
             "fn": fn, "n": len(pairs)}
 
 
-def calibrate(pairs: list[dict], cos: list[float], window: float, rules: bool) -> float:
-    grid = [round(0.5 + 0.005 * i, 3) for i in range(101)]
-    best = max(grid, key=lambda t: (prf(pairs, cos, t, window, rules)["f1"], t))
-    return best
+def calibrate(pairs: list[dict], cos: list[float], window: float, rules: bool,
+              words: bool) -> tuple[float, float]:
+    cosines = [round(0.5 + 0.005 * i, 3) for i in range(101)]
+    overlaps = [round(0.05 * i, 2) for i in range(17)] if words else [0.0]
+    grid = [(t, o) for t in cosines for o in overlaps]
+    return max(grid, key=lambda to: (prf(pairs, cos, to[0], to[1], window, rules)["f1"],
+                                     to[0], to[1]))
 
 
 def main() -> None:
@@ -91,6 +104,8 @@ def main() -> None:
     args = parser.parse_args()
     data = json.loads(PAIRS.read_text(encoding="utf-8"))
     pairs = data["pairs"]
+    for pair in pairs:
+        pair["_shared"] = shared_words(pair)
     local = [m for m in available_models() if not m.startswith("openai:")]
     models = args.models.split(",") if args.models else local[:1] if args.quick else local
     window = UpkeepSettings().duplicate_window_days
@@ -102,12 +117,13 @@ def main() -> None:
         cal = [(p, c) for p, c in zip(pairs, cos) if p["split"] == "calibrate"]
         rep = [(p, c) for p, c in zip(pairs, cos) if p["split"] == "report"]
         out = {"embed_wall_s": round(wall, 2), "embed_cpu_s": round(cpu, 2)}
-        for name, rules in (("rule", True), ("cosine_only", False)):
-            t = calibrate([p for p, _ in cal], [c for _, c in cal], window, rules)
-            out[name] = {"threshold": t,
-                         "calibrate": prf([p for p, _ in cal], [c for _, c in cal], t, window,
-                                          rules),
-                         "report": prf([p for p, _ in rep], [c for _, c in rep], t, window,
+        for name, rules, words in (("rule", True, True), ("no_overlap", True, False),
+                                   ("cosine_only", False, False)):
+            t, o = calibrate([p for p, _ in cal], [c for _, c in cal], window, rules, words)
+            out[name] = {"threshold": t, "overlap": o,
+                         "calibrate": prf([p for p, _ in cal], [c for _, c in cal], t, o,
+                                          window, rules),
+                         "report": prf([p for p, _ in rep], [c for _, c in rep], t, o, window,
                                        rules)}
         dup = sorted(c for p, c in cal if p["label"] == "duplicate")
         dis = sorted(c for p, c in cal if p["label"] == "distinct")
@@ -123,9 +139,10 @@ def main() -> None:
     for model, out in report["models"].items():
         print(f"\n{model}  (embedding {out['embed_wall_s']} s wall, {out['embed_cpu_s']} s CPU)")
         print(f"  calibration cosines: {out['calibrate_cosines']}")
-        for name in ("rule", "cosine_only"):
+        for name in ("rule", "no_overlap", "cosine_only"):
             r = out[name]
-            print(f"  {name:<12} t={r['threshold']:.3f}  calibrate F1 {r['calibrate']['f1']:.3f}"
+            print(f"  {name:<12} t={r['threshold']:.3f} o={r['overlap']:.2f}  calibrate F1 "
+                  f"{r['calibrate']['f1']:.3f}"
                   f"  | report P {r['report']['precision']:.3f} R {r['report']['recall']:.3f}"
                   f" F1 {r['report']['f1']:.3f} (tp {r['report']['tp']}, fp {r['report']['fp']},"
                   f" fn {r['report']['fn']}, n {r['report']['n']})")

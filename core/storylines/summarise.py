@@ -91,6 +91,7 @@ def speaker_of(title: str, description: str) -> tuple[str, str]:
 
 
 def tokens(text: str) -> list[str]:
+    """Content words, lower-cased, a plural "s" dropped."""
     out = []
     for word in _WORD.findall(text.lower()):
         word = word.strip("'’-")

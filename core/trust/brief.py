@@ -179,7 +179,10 @@ def _sections(conn: sqlite3.Connection, tier: str, domains: tuple[str, ...], now
          + [_fact_line(f, tier) for f in facts if f["belief_class"] == "user_model"]),
         ("RECENT SALIENT EVENTS", [_event_line(e, tier) for e in rest]),
     ]
-    open_questions = sum(1 for e in events if e["belief_class"] == "hypothesis")
+    pooled = {r[0] for r in conn.execute("SELECT event_id FROM pool_segments")} \
+        if _has_table(conn, "pool_segments") else set()
+    open_questions = sum(1 for e in events
+                         if e["belief_class"] == "hypothesis" and e["id"] not in pooled)
     merges = _pending_merges(conn)
     open_line = f"- open questions: {open_questions}"
     expired = _expired_questions(memory, now, domains) if memory is not None else None

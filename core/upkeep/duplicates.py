@@ -1,9 +1,17 @@
 """Near-duplicate events: two events that say the same thing — cosine at least the calibrated
-threshold, the same people, close in time — become a merge proposal (keep the earlier one).
+threshold, sharing enough of their content words, the same people, close in time — become a
+merge proposal (keep the earlier one).
+
+Why the word overlap: the default embedder puts every turn of one small-talk conversation in a
+narrow cosine band (0.90-0.95 between different turns of one speaker), so cosine alone proposed
+merging a greeting with a goodbye. Two events that say the same thing also share words
+("bank", "branch", "job"); both thresholds are calibrated together on labelled pairs
+(bench/near_duplicates.py).
 
 Only live events that may be consolidated take part: not absorbed, not archived, archivable
-(so never an axiom or a pinned row), with a vector of the active model. A pair that was ever
-proposed (whatever was decided) is not proposed again.
+(so never an axiom or a pinned row), not a weak segment waiting in the importer's pool (the
+pool consolidates those itself, into patterns), with a vector of the active model. A pair that
+was ever proposed (whatever was decided) is not proposed again.
 """
 
 from __future__ import annotations
@@ -22,13 +30,33 @@ class Pair:
     keep: int          # the earlier event, which stays
     absorb: int        # the later one, absorbed into it
     cosine: float
+    overlap: float
     days_apart: float
 
 
-def is_duplicate(cosine: float, people_a: frozenset, people_b: frozenset, days_apart: float,
-                 threshold: float, window_days: float) -> bool:
+def is_duplicate(cosine: float, shared: float, people_a: frozenset, people_b: frozenset,
+                 days_apart: float, threshold: float, min_overlap: float,
+                 window_days: float) -> bool:
     """The rule, shared by upkeep and its calibration (bench/near_duplicates.py)."""
-    return cosine >= threshold and people_a == people_b and abs(days_apart) <= window_days
+    return (cosine >= threshold and shared >= min_overlap and people_a == people_b
+            and abs(days_apart) <= window_days)
+
+
+def content_words(title: str, description: str) -> set[str]:
+    """An event's content words (an imported turn's speaker label left out)."""
+    from core.storylines.summarise import speaker_of, tokens
+
+    speaker, body = speaker_of(title, description)
+    text = body if speaker else f"{title} {description}"
+    return set(tokens(text))
+
+
+def overlap(a: set[str], b: set[str]) -> float:
+    """Shared content words over the smaller event's (1.0: one says nothing the other does
+    not)."""
+    if not a or not b:
+        return 0.0
+    return len(a & b) / min(len(a), len(b))
 
 
 def people_sets(conn: sqlite3.Connection) -> dict[int, frozenset[int]]:
@@ -44,7 +72,7 @@ def people_sets(conn: sqlite3.Connection) -> dict[int, frozenset[int]]:
 def eligible(conn: sqlite3.Connection) -> set[int]:
     return {int(r[0]) for r in conn.execute(
         "SELECT id FROM events WHERE absorbed_into IS NULL AND archived = 0 AND archivable = 1"
-        " AND belief_class <> 'axiom'")}
+        " AND belief_class <> 'axiom' AND id NOT IN (SELECT event_id FROM pool_segments)")}
 
 
 def already_proposed(conn: sqlite3.Connection) -> set[frozenset[int]]:
@@ -53,7 +81,7 @@ def already_proposed(conn: sqlite3.Connection) -> set[frozenset[int]]:
 
 
 def find_pairs(conn: sqlite3.Connection, index: EventIndex, threshold: float,
-               window_days: float) -> list[Pair]:
+               min_overlap: float, window_days: float) -> list[Pair]:
     """One proposal per later event: its most similar earlier duplicate."""
     allowed = eligible(conn)
     rows = np.array([i for i, e in enumerate(index.ids.tolist()) if e in allowed], dtype=np.int64)
@@ -65,6 +93,15 @@ def find_pairs(conn: sqlite3.Connection, index: EventIndex, threshold: float,
     ids = index.ids[rows]
     people = people_sets(conn)
     seen = already_proposed(conn)
+    words: dict[int, set[str]] = {}
+
+    def words_of(event_id: int) -> set[str]:
+        if event_id not in words:
+            row = conn.execute("SELECT title, description FROM events WHERE id = ?",
+                               (event_id,)).fetchone()
+            words[event_id] = content_words(row[0], row[1] or "")
+        return words[event_id]
+
     none: frozenset[int] = frozenset()
     best: dict[int, Pair] = {}
     hi = 0
@@ -78,12 +115,14 @@ def find_pairs(conn: sqlite3.Connection, index: EventIndex, threshold: float,
         for k in np.flatnonzero(cos >= threshold):
             j = i + 1 + int(k)
             a, b = int(ids[i]), int(ids[j])
-            if not is_duplicate(float(cos[k]), people.get(a, none), people.get(b, none),
-                                float(days[j] - days[i]), threshold, window_days):
+            if frozenset((a, b)) in seen or people.get(a, none) != people.get(b, none):
                 continue
-            if frozenset((a, b)) in seen:
+            if not is_duplicate(float(cos[k]), overlap(words_of(a), words_of(b)),
+                                people.get(a, none), people.get(b, none),
+                                float(days[j] - days[i]), threshold, min_overlap, window_days):
                 continue
             pair = Pair(keep=a, absorb=b, cosine=round(float(cos[k]), 4),
+                        overlap=round(overlap(words_of(a), words_of(b)), 4),
                         days_apart=round(float(days[j] - days[i]), 3))
             current = best.get(b)
             if current is None or (pair.cosine, -pair.keep) > (current.cosine, -current.keep):

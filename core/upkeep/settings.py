@@ -1,5 +1,6 @@
-"""Upkeep settings of one memory: defaults here, a person's changes in `pulse_meta`
-(`upkeep_settings`, JSON of the changed values only), one-run overrides from the caller."""
+"""Upkeep settings of one memory: defaults here, a person's changes in the memory table
+`memory_settings` (key 'upkeep', JSON of the changed values only; written as a journaled change
+set, so a change is undoable), one-run overrides from the caller."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 
 from core.errors import ValidationError
 
-META_KEY = "upkeep_settings"
+SETTINGS_KEY = "upkeep"
 
 # The near-duplicate cosine and content-word overlap for each embedding model, calibrated
 # together on the calibration half of bench/storylines/near_duplicate_pairs.json
@@ -84,7 +85,9 @@ def validated(changes: dict[str, Any]) -> dict[str, Any]:
 
 
 def stored(memory: Any) -> dict[str, Any]:
-    text = memory.meta(META_KEY)
+    row = memory.conn.execute("SELECT value FROM memory_settings WHERE key = ?",
+                              (SETTINGS_KEY,)).fetchone()
+    text = row[0] if row else None
     if not text:
         return {}
     try:
@@ -98,12 +101,27 @@ def load(memory: Any, overrides: dict[str, Any] | None = None) -> UpkeepSettings
     return replace(UpkeepSettings(), **{**stored(memory), **validated(dict(overrides or {}))})
 
 
-def save(memory: Any, changes: dict[str, Any]) -> UpkeepSettings:
-    from core.store.commands import transaction
+def save(memory: Any, changes: dict[str, Any], *, actor: str = "manual"
+         ) -> tuple[UpkeepSettings, int | None]:
+    """Store the changed values (journaled); (the settings now, the journal seq or None when
+    nothing changed)."""
+    from core.store.changes import row_dict
+    from core.store.commands import execute, transaction
 
-    merged = {**stored(memory), **validated(changes)}
-    defaults = UpkeepSettings().as_dict()
-    merged = {k: v for k, v in merged.items() if v != defaults[k]}
-    with transaction(memory.conn):
-        memory.set_meta(META_KEY, json.dumps(merged, sort_keys=True))
-    return load(memory)
+    conn = memory.conn
+    with transaction(conn):
+        before = stored(memory)
+        merged = {**before, **validated(changes)}
+        defaults = UpkeepSettings().as_dict()
+        merged = {k: v for k, v in merged.items() if v != defaults[k]}
+        seq = None
+        if merged != before:
+            value = json.dumps(merged, sort_keys=True)
+            old = row_dict(conn, "memory_settings", {"key": SETTINGS_KEY})
+            change = ({"t": "memory_settings", "a": "insert",
+                       "row": {"key": SETTINGS_KEY, "value": value}} if old is None else
+                      {"t": "memory_settings", "a": "update", "pk": {"key": SETTINGS_KEY},
+                       "set": {"value": value}, "old": {"value": old["value"]}})
+            seq = execute(conn, actor=actor, op="settings.set", subject="settings:upkeep",
+                          changes=[change], extra={"changed": sorted(changes)})
+    return load(memory), seq

@@ -51,3 +51,10 @@ CREATE TABLE review_decisions (
     until    TEXT,
     decided_at TEXT NOT NULL
 );
+
+-- A memory's own settings that change what it does (today: upkeep's, key 'upkeep', a JSON object
+-- of the values changed from the defaults). A memory table, so a change is journaled and undoable.
+CREATE TABLE memory_settings (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);

@@ -131,6 +131,13 @@ class UpkeepOps:
         self._writable()
         return dismiss(self, self.resolve_event(event), actor=actor, now=now)
 
+    def restore(self, event: str | int, *, actor: str = "manual") -> dict[str, Any]:
+        """Bring an archived event back (journaled, undoable)."""
+        from core.upkeep.proposals import restore
+
+        self._writable()
+        return restore(self, self.resolve_event(event), actor=actor)
+
     # -- knowledge gaps -----------------------------------------------------------------------
 
     def knowledge_gaps(self, *, domains: Iterable[str] | str | None = None,

@@ -13,6 +13,7 @@ from PySide6.QtCore import QUrl
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from core.emotion.plutchik import EMOTIONS
+from core.errors import PulseError
 from pulse_desktop.session import MemorySession
 from pulse_desktop.style import (
     CLASS_COLORS,
@@ -77,7 +78,27 @@ class DetailPanel(QWidget):
             item_id = int(url.path().strip("/"))
         except ValueError:
             return
+        if kind == "restore":
+            self.restore(item_id)
+            return
         self.session.select(kind, item_id)
+
+    def restore(self, event_id: int) -> None:
+        """Unarchive an event (one journaled step, on the undo stack)."""
+        from pulse_desktop.review_view import ReviewCommand
+
+        memory = self.session.memory
+        if memory is None or self.session.read_only:
+            return
+        try:
+            out = memory.restore(event_id)
+        except PulseError as exc:
+            self.session.message.emit(f"Cannot restore event {event_id}: {exc}")
+            return
+        self.session.undo_stack.push(ReviewCommand(self.session, out["seq"],
+                                                   f"Restore event {event_id}"))
+        self.session.message.emit(f"Event {event_id} restored — Ctrl+Z archives it again")
+        self.session.notify("all")
 
     def refresh(self, *_args) -> None:
         memory = self.session.memory
@@ -113,7 +134,8 @@ class DetailPanel(QWidget):
             chips.append(chip("anchor", "#b07a10"))
         if not ev["archivable"]:
             chips.append(chip("pinned", "#b03a48"))
-        if "archived" in ev.keys() and ev["archived"]:
+        archived = "archived" in ev.keys() and bool(ev["archived"])
+        if archived:
             chips.append(chip("archived", "#7a8594"))
         out.append("<p>" + " ".join(chips) + "</p>")
         out.append(f'<p class="note">{esc(ev["ts"].replace("T", " ").replace("Z", " UTC"))}'
@@ -123,6 +145,9 @@ class DetailPanel(QWidget):
                    + f" · sentiment {ev['sentiment']:+.2f} · intensity {ev['intensity']:.2f}</p>")
         if ev["description"]:
             out.append(f"<p>{esc(ev['description'])}</p>")
+        if archived:
+            out.append("<p class=\"note\">Archived: no longer recalled or briefed. "
+                       + link("restore", event_id, "Restore it") + "</p>")
         if ev["absorbed_into"]:
             into = conn.execute("SELECT provenance FROM events WHERE id = ?",
                                 (ev["absorbed_into"],)).fetchone()

@@ -148,6 +148,17 @@ def test_window_has_the_tab_and_the_count(qtbot, demo_copy):
     view.refresh()
     view.accept_button.click()
     assert win.review_status.text() == f"Review: {count - 1}"
+    # an archived event can be restored from the detail panel, and Ctrl+Z archives it again
+    archive = next(i for i in view.items if i["kind"] == "archive")
+    view.tree.setCurrentItem(view._row(archive["ref"]))
+    view.accept_button.click()
+    event_id = archive["events"][0]
+    win.session.select("event", event_id)
+    assert "Archived: no longer recalled" in win.detail.text()
+    win.detail.restore(event_id)
+    assert win.session.memory.event(event_id)["archived"] == 0
+    win.session.undo_stack.undo()
+    assert win.session.memory.event(event_id)["archived"] == 1
     # the detail panel shows the storyline of a chain event
     e025 = win.session.memory.resolve_event("e025")
     win.session.select("event", e025)

@@ -216,6 +216,19 @@ def test_archive_accept_undo_reject(mem: Memory) -> None:
         mem.pin(o1)                                   # restore it before pinning it
     mem.undo()
     assert mem.digest() == digest and mem.event(o1)["archived"] == 0
+    mem.review(f"archive:{archive['id']}", "accept", now=NOW)
+    mem.set_belief("o5", user_flag=1)              # a later action: undo would take that first
+    assert mem.restore(o1)["seq"] and mem.event(o1)["archived"] == 0
+    with pytest.raises(PulseError, match="not archived"):
+        mem.restore(o1)
+    mem.undo()                                     # the restore
+    assert mem.event(o1)["archived"] == 1
+
+
+def test_archive_reject(mem: Memory) -> None:
+    mem.upkeep(now=NOW)
+    o1 = eid(mem, "o1")
+    (archive,) = proposals(mem)["archive"]
     mem.review(f"archive:{archive['id']}", "reject", now=NOW)
     assert mem.event(o1)["archived"] == 0 and proposals(mem, "rejected")["archive"]
 

@@ -4,6 +4,7 @@
     pulse upkeep [--dry-run] [--now ISO] [--extractor ALIAS] [--ttl-days N]
     pulse upkeep-settings [NAME=VALUE ...]
     pulse questions list [--now ISO] [--ttl-days N] | confirm EVENT [--as CLASS] | dismiss EVENT
+    pulse restore EVENT
     pulse gaps [--domains a,b] [--limit N]
     pulse review list [--now ISO] [--kind K] | accept REF | reject REF | later REF [--days N]
 """
@@ -55,6 +56,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = qsub.add_parser("dismiss", help="dismiss a hypothesis (it is archived, not deleted)")
     p.add_argument("event")
     p.set_defaults(handler=cmd_questions_dismiss)
+
+    p = sub.add_parser("restore", help="bring an archived event back (journaled)")
+    p.add_argument("event")
+    p.set_defaults(handler=cmd_restore)
 
     p = sub.add_parser("gaps", help="knowledge gaps a companion might gently ask about")
     p.add_argument("--domains", help="comma-separated domains (default real,meta_authorial)")
@@ -191,6 +196,13 @@ def cmd_questions_dismiss(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
         out = memory.dismiss_question(args.event)
     emit(args, out, f"event {out['event']} dismissed and archived (journal row {out['seq']})")
+    return 0
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    with open_memory(args) as memory:
+        out = memory.restore(args.event)
+    emit(args, out, f"event {out['event']} restored (journal row {out['seq']})")
     return 0
 
 

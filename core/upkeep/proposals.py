@@ -115,6 +115,22 @@ def archive_change(conn: sqlite3.Connection, event_id: int) -> dict[str, Any]:
             "old": {"archived": row["archived"]}}
 
 
+def restore(memory: Any, event_id: int, *, actor: str = "manual") -> dict[str, Any]:
+    """Unarchive an event (an archival or a dismissal taken back later, when plain undo can no
+    longer reach it)."""
+    conn = memory.conn
+    with transaction(conn):
+        row = conn.execute("SELECT archived FROM events WHERE id = ?", (event_id,)).fetchone()
+        if row is None:
+            raise PulseError(f"no event {event_id}")
+        if not row["archived"]:
+            raise PulseError(f"event {event_id} is not archived")
+        seq = execute(conn, actor=actor, op="event.restore", subject=f"event:{event_id}",
+                      changes=[{"t": "events", "a": "update", "pk": {"id": event_id},
+                                "set": {"archived": 0}, "old": {"archived": 1}}])
+    return {"event": event_id, "archived": False, "seq": seq}
+
+
 def resolve(memory: Any, proposal_id: int, accept: bool, *, now: datetime,
             actor: str = "manual") -> dict[str, Any]:
     """Accept or reject one pending proposal (one journaled change set). A proposal that went

@@ -129,3 +129,27 @@ def test_upkeep_with_an_alias_and_without(story, tmp_path, fake_llm, monkeypatch
     assert len(out["llm"]["written"]) == 1 and stored(story)["method"] == f"llm:{alias}"
     dry = story.upkeep(now="2026-11-01T12:00:00Z", extractor=alias, dry_run=True)
     assert dry["llm"] is None and len(fake_llm.requests) == 1
+
+
+def test_a_model_summary_retitles_its_pattern(memory, tmp_path, fake_llm, monkeypatch):
+    path = tmp_path / "c.jsonl"
+    path.write_text("".join(json.dumps({"id": i, "speaker": "Dana", "text": t,
+                                        "ts": f"2023-05-0{n}T13:56:00Z"}) + "\n"
+                            for n, (i, t) in enumerate([
+                                ("w1", "I walked the dog in the park this morning."),
+                                ("w2", "I walked the dog in the park this evening."),
+                                ("w3", "I walked the dog in the park again today.")], 1)))
+    memory.import_files([path])
+    pattern = memory.conn.execute("SELECT * FROM events WHERE provenance = 'memory_pattern'"
+                                  ).fetchone()
+    alias = setup(tmp_path, fake_llm, monkeypatch)
+    answer = {"title": "Dana's daily park walks",
+              "summary": "In May 2023 Dana walked her dog in the park every day."}
+    fake_llm.script(anthropic_tool("write_summary", answer))
+    assert len(memory.summarise_storylines(alias)["written"]) == 1
+    now = memory.event(pattern["id"])
+    assert now["title"] == answer["title"]
+    assert now["description"].startswith(answer["summary"] + "\n\nDana: I walked")
+    assert memory.embed()["embedded"] == 0            # its centroid vector stays current
+    memory.undo()
+    assert memory.event(pattern["id"])["title"] == pattern["title"]

@@ -22,6 +22,7 @@ from core.llm import providers
 from core.llm.extractor import INJECTION, LLMRunner, wrap_untrusted
 from core.store.commands import execute, transaction
 from core.storylines.graph import Storyline, member_rows, members_hash
+from core.storylines.patterns import model_rewrite_changes
 from core.storylines.store import upsert_change
 
 OP = "storyline.summarise"
@@ -113,8 +114,12 @@ def summarise_with_model(memory: Any, alias: str, keys: Iterable[str] | None = N
                "members_hash": digest, "title": value["title"], "summary": value["summary"],
                "method": f"llm:{alias}"}
         with transaction(conn):
+            changes = [upsert_change(conn, row)]
+            if line.kind == "pattern":   # the pattern event reads the same way
+                changes += model_rewrite_changes(conn, line.anchor, value["title"],
+                                                 value["summary"])
             seq = execute(conn, actor=runner.actor, op=OP, subject=f"storyline:{line.key}",
-                          changes=[upsert_change(conn, row)],
+                          changes=changes,
                           extra={"model": runner.cfg.model, "job": job["job_key"]})
             conn.execute("UPDATE ingest_jobs SET state = 'applied' WHERE id = ?", (job["id"],))
         runner.stats["applied"] += 1

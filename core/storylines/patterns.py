@@ -3,7 +3,8 @@
 At promotion (core/ingest/pipeline.py) the pattern is titled "Dana, 3 times: we viewed flats
 on Mill Road…" — who, how often, and the most central thing said — and its description is the
 dated 1-3 sentence summary followed by the members' own lines (kept, so full-text search still
-finds what was said). Patterns distilled before this had titles like "Dana: recurring — flat,
+finds what was said). When a model summarises the pattern's storyline (core/storylines/llm.py,
+opt-in), its title and summary replace these the same way. Patterns distilled before this had titles like "Dana: recurring — flat,
 lease, road"; `pulse upkeep` rewrites those (journaled), keeping the pattern's vector (its
 members' centroid) by updating the vector's text hash too.
 """
@@ -57,16 +58,39 @@ def retitle_changes(memory: Any) -> list[dict[str, Any]]:
         speaker = pattern["title"].split(": recurring — ")[0] if ": recurring — " in \
             pattern["title"] else ""
         title, description = pattern_text(members, speaker)
-        changes.append({"t": "events", "a": "update", "pk": {"id": pattern["id"]},
-                        "set": {"title": title, "description": description},
-                        "old": {"title": pattern["title"],
-                                "description": pattern["description"]}})
-        new_hash = text_hash(title, description)
-        current = text_hash(pattern["title"], pattern["description"])
-        for model, old_hash in conn.execute("SELECT model, text_hash FROM event_embeddings"
-                                            " WHERE event_id = ? AND text_hash = ?",
-                                            (pattern["id"], current)).fetchall():
-            changes.append({"t": "event_embeddings", "a": "update",
-                            "pk": {"event_id": pattern["id"], "model": model},
-                            "set": {"text_hash": new_hash}, "old": {"text_hash": old_hash}})
+        changes += rewrite_changes(conn, dict(pattern), title, description)
     return changes
+
+
+def rewrite_changes(conn: sqlite3.Connection, pattern: dict[str, Any], title: str,
+                    description: str) -> list[dict[str, Any]]:
+    """A pattern event's new title and description; its vector (the members' centroid) stays,
+    its text hash follows so `pulse embed` does not replace it."""
+    if (title, description) == (pattern["title"], pattern["description"]):
+        return []
+    changes: list[dict[str, Any]] = [{"t": "events", "a": "update", "pk": {"id": pattern["id"]},
+                                      "set": {"title": title, "description": description},
+                                      "old": {"title": pattern["title"],
+                                              "description": pattern["description"]}}]
+    new_hash = text_hash(title, description)
+    current = text_hash(pattern["title"], pattern["description"])
+    for model, old_hash in conn.execute("SELECT model, text_hash FROM event_embeddings"
+                                        " WHERE event_id = ? AND text_hash = ?",
+                                        (pattern["id"], current)).fetchall():
+        changes.append({"t": "event_embeddings", "a": "update",
+                        "pk": {"event_id": pattern["id"], "model": model},
+                        "set": {"text_hash": new_hash}, "old": {"text_hash": old_hash}})
+    return changes
+
+
+def model_rewrite_changes(conn: sqlite3.Connection, pattern_id: int, title: str,
+                          summary: str) -> list[dict[str, Any]]:
+    """A model's summary of a pattern's storyline becomes the pattern's title and description
+    too (the members' own lines kept below it)."""
+    pattern = conn.execute("SELECT id, title, description FROM events WHERE id = ?",
+                           (pattern_id,)).fetchone()
+    if pattern is None:
+        return []
+    lines = "\n".join(r[0] for r in conn.execute(
+        "SELECT description FROM events WHERE absorbed_into = ? ORDER BY ts, id", (pattern_id,)))
+    return rewrite_changes(conn, dict(pattern), title, f"{summary}\n\n{lines}".strip())

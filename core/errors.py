@@ -13,8 +13,31 @@ class StoreError(PulseError):
     """The database file cannot be opened or migrated as asked; nothing on disk changed."""
 
 
+class BusyError(StoreError):
+    """Another program held the memory's write lock past every wait and retry; nothing changed."""
+
+
+class ConflictError(PulseError):
+    """An edit expected values another program has changed since; nothing was written."""
+
+
 class ValidationError(PulseError):
     """Input (a corpus, a state file, a settings file) is malformed; nothing was imported."""
+
+
+def is_busy(exc: BaseException) -> bool:
+    """SQLITE_BUSY / SQLITE_LOCKED: another connection held the lock past every wait."""
+    import sqlite3
+
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
+
+
+def busy_message(path: object, waited_s: float | None = None) -> str:
+    """What the user reads instead of "database is locked"."""
+    waited = f" for {waited_s:.0f} s" if waited_s else ""
+    return (f"{path}: the memory stayed busy{waited} (another program is writing to it); "
+            "nothing was changed — try again when it has finished")
 
 
 def shown(value: object, limit: int = 80) -> str:

@@ -9,11 +9,16 @@ import sys
 from pathlib import Path
 
 from core.errors import ValidationError
+from core.store.locks import refuse_if_held
 
 
 def read_text(path: str | Path, *, what: str = "") -> str:
-    """UTF-8 text of `path`. `what` names the file's role in the message ("state")."""
+    """UTF-8 text of `path`. `what` names the file's role in the message ("state").
+
+    A memory file open in this process is refused rather than read: closing a plain handle on
+    it would drop this process's SQLite locks (core/store/locks.py)."""
     role = f" the {what} file" if what else ""
+    refuse_if_held(path)
     try:
         return Path(path).read_text(encoding="utf-8")
     except OSError as exc:

@@ -2,7 +2,8 @@
 
 Tools: recall, remember, brief, correct, get_event. Every argument is validated here (types,
 ranges, lengths, unknown keys); a bad call returns a tool error (is_error) with one clear line
-and changes nothing. The tool definitions are kept small (a test holds tools/list under 4 KB).
+and changes nothing. Every recall, brief and get_event served is written to the memory's recall
+log with the client's name from `initialize` (core/trust/recall_log.py). The tool definitions are kept small (a test holds tools/list under 4 KB).
 
 Run: `python -m core.mcp_server --db PATH [--extractor offline|ALIAS]` or `pulse mcp`.
 """
@@ -210,13 +211,16 @@ class PulseTools:
     def __init__(self, memory: Any, extractor: str = "offline") -> None:
         self.memory = memory
         self.extractor = extractor
+        self.client = "unknown client"   # the MCP client's name, set per call from initialize
 
-    def call(self, name: str, arguments: Any) -> dict[str, Any]:
+    def call(self, name: str, arguments: Any, *, client: str | None = None) -> dict[str, Any]:
         handler: Callable[[dict[str, Any]], dict[str, Any]] | None = getattr(
             self, f"tool_{name}", None)
         if handler is None or name not in {t["name"] for t in TOOLS}:
             raise ToolError(f"unknown tool {name!r} (tools: "
                             f"{', '.join(t['name'] for t in TOOLS)})")
+        if client:
+            self.client = client
         return handler(_args(name, arguments))
 
     def tool_recall(self, a: dict[str, Any]) -> dict[str, Any]:
@@ -251,6 +255,13 @@ class PulseTools:
             raise ToolError(f"recall: user_state: {exc}") from None
         out = self.memory.retrieve(query, top_k=top_k, state=parsed, chain=chain,
                                    domains=domains or None, storylines=storylines)
+        served, request = out, {"top_k": top_k, "chain": chain, "domains": domains}
+        if storylines:     # the log keeps each entry's best member, not the summaries' text
+            request["storylines"] = True
+            served = {k: v for k, v in out.items() if k != "storylines"}
+            served["results"] = [entry["best"] for entry in out["storylines"]]
+        self.memory.log_recall("recall", self.client, query=query, state=state,
+                               request=request, output=_finite(served))
         return _finite(out)
 
     def tool_remember(self, a: dict[str, Any]) -> dict[str, Any]:
@@ -268,7 +279,7 @@ class PulseTools:
         budget = a.get("budget")
         if budget is not None:
             budget = _int("brief", "budget", budget, 1, MAX_BUDGET)
-        out = self.memory.brief(budget)
+        out = self.memory.brief(budget, log=self.client)
         return {k: out[k] for k in ("text", "tier", "chars", "tokens", "budget", "cut",
                                     "binding_corrections", "journal_ok")}
 
@@ -300,27 +311,44 @@ class PulseTools:
         if isinstance(ref, str):
             _text("get_event", "id", ref, MAX_REF)
         try:
-            return _finite(self.memory.event_detail(ref))
+            out = _finite(self.memory.event_detail(ref))
         except PulseError as exc:
             raise ToolError(f"get_event: {exc}") from None
+        self.memory.log_recall("get_event", self.client, request={"id": ref}, output=out)
+        return out
 
 
 # -- the MCP server ------------------------------------------------------------------------------
 
+def client_name(ctx: Any) -> str | None:
+    """The name the client gave in `initialize` (clientInfo.name), if it gave one."""
+    for holder in (getattr(ctx, "session", None), getattr(ctx, "connection", None)):
+        info = getattr(getattr(holder, "client_params", None), "client_info", None)
+        name = getattr(info, "name", None)
+        if isinstance(name, str) and name.strip():
+            return " ".join(name.split())[:100]
+    return None
+
+
 def build_server(tools: PulseTools):
     import mcp_types as types
     from mcp.server.lowlevel import Server
+
+    from core.errors import busy_message, is_busy
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[types.Tool(**t) for t in TOOLS])
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         try:
-            out = tools.call(params.name, params.arguments)
+            out = tools.call(params.name, params.arguments, client=client_name(ctx))
         except PulseError as exc:
             return types.CallToolResult(content=[types.TextContent(text=str(exc))],
                                         is_error=True)
         except Exception as exc:  # a bug: still a tool error, not a dead server
+            if is_busy(exc):   # waited and retried already (core/store/db.py): one clear line
+                return types.CallToolResult(content=[types.TextContent(
+                    text=f"{params.name}: {busy_message(tools.memory.path)}")], is_error=True)
             return types.CallToolResult(
                 content=[types.TextContent(text=f"{params.name}: unexpected error: "
                                                 f"{type(exc).__name__}: {exc}")],

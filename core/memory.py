@@ -4,9 +4,10 @@ erase, correct, brief, undo, export.
 `Memory` is the one public Python API: the CLI, the desktop app and the MCP server are thin
 fronts over it and import nothing else from `core` but `core.errors` and the vocabulary modules
 (`core.beliefs`, `core.emotion.plutchik`); tests/test_architecture.py checks this. Its methods
-live in three modules for size: here (lifecycle, import, retrieval, belief edits, integrity),
+live in five modules for size: here (lifecycle, import, retrieval, belief edits, integrity),
 `core.memory_curation` (files in, merges, glossary, entity and event edits, links, the graph
-viewer), `core.memory_trust` (erasure, corrections, brief, verdicts, undo, journal files) and
+viewer), `core.memory_trust` (erasure, corrections, brief, verdicts, undo, journal files),
+`core.memory_live` (the recall log, change marks for live views, atomic edits) and
 `core.memory_upkeep` (storylines, upkeep, open questions, knowledge gaps, the review queue).
 """
 
@@ -23,6 +24,7 @@ import numpy as np
 
 from core.errors import PulseError
 from core.memory_curation import CurationOps
+from core.memory_live import LiveOps
 from core.memory_trust import TrustOps
 from core.memory_upkeep import UpkeepOps
 from core.store import db, journal, records
@@ -46,7 +48,7 @@ def demo_corpus_path() -> Path:
     return Path(__file__).resolve().parent.parent / "resources" / "demo" / "demo_memory.json"
 
 
-class Memory(CurationOps, TrustOps, UpkeepOps):
+class Memory(CurationOps, TrustOps, LiveOps, UpkeepOps):
     """One memory file. Not thread-safe: give each thread its own Memory."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path, read_only: bool = False) -> None:
@@ -139,16 +141,28 @@ class Memory(CurationOps, TrustOps, UpkeepOps):
             self._scorer = Scorer(self.conn, self.embedding_model, self.embedder)
         return self._scorer
 
-    def retrieve(self, query: str, *, storylines: bool = False, **options: Any) -> dict[str, Any]:
+    def retrieve(self, query: str, *, storylines: bool = False, log: str | None = None,
+                 tool: str = "retrieve", **options: Any) -> dict[str, Any]:
         """Ranked events with their breakdown (the `pulse retrieve --json` shape); with
         `storylines`, one entry per storyline instead (`{"storylines": [...]}`, docs/cli.md).
 
         options: top_k, scorer, state (UserState or dict), now (datetime or ISO), chain,
-        domains, settings (ScorerSettings or dict of overrides)."""
+        domains, settings (ScorerSettings or dict of overrides). With `log` (the client's name:
+        "cli", or the MCP client's) the answer is written to the recall log as `tool` (for
+        storylines: each entry's best member, in order — no summary text)."""
         request = self.request(query, **options)
-        if storylines:
-            return self._retrieve_storylines(request)
-        return self.scorer.retrieve(request)
+        out = (self._retrieve_storylines(request) if storylines
+               else self.scorer.retrieve(request))
+        if log is not None:
+            logged = {k: v for k, v in options.items() if k not in ("state", "settings")}
+            served = out
+            if storylines:
+                logged["storylines"] = True
+                served = {k: v for k, v in out.items() if k != "storylines"}
+                served["results"] = [entry["best"] for entry in out["storylines"]]
+            self.log_recall(tool, log, query=query, state=options.get("state"),
+                            request=logged, output=served)
+        return out
 
     def explain(self, event: str | int, query: str, **options: Any) -> dict[str, Any]:
         event_id = records.resolve_event(self.conn, event)
@@ -256,23 +270,29 @@ class Memory(CurationOps, TrustOps, UpkeepOps):
 
     # -- edits -------------------------------------------------------------------------------
 
-    def set_belief(self, event: str | int, *, actor: str = "manual", **fields: Any) -> int | None:
+    # `expect`: the fields as the caller last saw them. When another program has changed any of
+    # them since, nothing is written and ConflictError says what changed (an app's undo/redo
+    # must not silently overwrite another process's edit).
+
+    def set_belief(self, event: str | int, *, actor: str = "manual",
+                   expect: dict[str, Any] | None = None, **fields: Any) -> int | None:
         self._writable()
         return records.set_belief(self.conn, records.resolve_event(self.conn, event),
-                                  actor=actor, **fields)
+                                  actor=actor, expect=expect, **fields)
 
     def set_fact_belief(self, fact_id: int, *, actor: str = "manual",
-                        **fields: Any) -> int | None:
+                        expect: dict[str, Any] | None = None, **fields: Any) -> int | None:
         """Edit a fact's belief fields (class, floor, archivable, domain, provenance)."""
         self._writable()
         if isinstance(fact_id, bool) or not isinstance(fact_id, int):
             raise PulseError(f"a fact id is a whole number, got {fact_id!r}")
-        return records.set_fact_belief(self.conn, fact_id, actor=actor, **fields)
+        return records.set_fact_belief(self.conn, fact_id, actor=actor, expect=expect, **fields)
 
-    def pin(self, event: str | int, *, actor: str = "manual") -> int | None:
+    def pin(self, event: str | int, *, actor: str = "manual",
+            expect: dict[str, Any] | None = None) -> int | None:
         self._writable()
         return records.pin_core_wound(self.conn, records.resolve_event(self.conn, event),
-                                      actor=actor)
+                                      actor=actor, expect=expect)
 
     def resolve_event(self, event: str | int) -> int:
         """An event id from a numeric id, an external key (e001) or "event:ID"."""

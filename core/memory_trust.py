@@ -64,11 +64,16 @@ class TrustOps:
         return correction_line(correction)
 
     def brief(self, budget: int | None = None, *, now: datetime | str | None = None,
-              domains: Iterable[str] | str | None = None) -> dict[str, Any]:
-        """The session brief within `budget` tokens (JOURNAL §3)."""
+              domains: Iterable[str] | str | None = None, log: str | None = None
+              ) -> dict[str, Any]:
+        """The session brief within `budget` tokens (JOURNAL §3); with `log` (the client's
+        name) it is written to the recall log."""
         from core.trust.brief import brief
 
-        return brief(self, budget, now=now, domains=domains)
+        out = brief(self, budget, now=now, domains=domains)
+        if log is not None:
+            self.log_recall("brief", log, request={"budget": budget}, output=out)
+        return out
 
     # -- verdicts against the corrections ------------------------------------------------------
 

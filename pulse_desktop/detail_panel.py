@@ -1,6 +1,7 @@
 """The detail panel: everything about the selected entity, event or fact — facts, events,
-relations, evidence with the observation text it came from, emotions, provenance and the
-journal history of that item. Links select other items (and so every view follows)."""
+relations, evidence with the observation text it came from, emotions, provenance, how often the
+companion recalled it (the recall log) and the journal history of that item. Links select other
+items (and so every view follows)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ h2 { font-size: 15pt; margin: 0 0 4px 0; color: #1f2733; }
 h3 { font-size: 9pt; color: #5b6678; margin: 14px 0 4px 0; text-transform: uppercase; }
 p { margin: 3px 0; }
 .note { color: #6b7585; }
+.recall { color: #0f6f64; }
 .chip { color: #ffffff; }
 .quote { background: #f5f6fa; color: #2d3645; }
 a { color: #3455c9; text-decoration: none; }
@@ -80,6 +82,9 @@ class DetailPanel(QWidget):
             return
         if kind == "restore":
             self.restore(item_id)
+            return
+        if kind == "recall":
+            self.session.show_recall.emit(item_id)
             return
         self.session.select(kind, item_id)
 
@@ -143,6 +148,7 @@ class DetailPanel(QWidget):
                    f"{esc(ev['provenance'].replace('_', ' '))}"
                    + (f" · {esc(ev['sentiment_label'])}" if ev["sentiment_label"] else "")
                    + f" · sentiment {ev['sentiment']:+.2f} · intensity {ev['intensity']:.2f}</p>")
+        out.append(self._recalled(event_id))
         if ev["description"]:
             out.append(f"<p>{esc(ev['description'])}</p>")
         if archived:
@@ -314,6 +320,18 @@ class DetailPanel(QWidget):
         out.append(self._observations(conn, obs_ids))
         out.append(self._history(conn, f"fact:{fact_id}"))
         return "".join(out)
+
+    def _recalled(self, event_id: int) -> str:
+        """"recalled 7 times, last on 2026-11-20 for 'feeling abandoned'" (the recall log)."""
+        memory = self.session.memory
+        summary = memory.recall_summary(event_id)
+        if summary is None:
+            if not memory.recall_log_settings()["enabled"]:
+                return '<p class="note">↺ the recall log is off for this memory</p>'
+            return '<p class="note">↺ not recalled by a companion yet</p>'
+        return (f'<p class="recall">↺ {esc(summary["line"])} '
+                f'<span class="note">by {esc(summary["last_client"])} · </span>'
+                f'<a href="pulse://recall/{int(summary["last_id"])}">show</a></p>')
 
     def _observations(self, conn: sqlite3.Connection, ids: list[int]) -> str:
         if not ids:

@@ -1,7 +1,8 @@
 """The main window: navigator left, tabs centre (Graph · Timeline · Beliefs · Playground ·
-Corrections · Ingest), detail panel right, File/Edit/View/Help menus, a read-only banner and an
-empty start page. Long work (demo building, exports, verify) runs in workers.Job, each with its
-own Memory; the UI thread only opens the memory and shows results."""
+Corrections · Ingest · Recalls), detail panel right, File/Edit/View/Help menus, a read-only
+banner and an empty start page. Long work (demo building, exports, verify) runs in workers.Job,
+each with its own Memory; the UI thread only opens the memory and shows results. What another
+program changes in the open memory shows by itself (pulse_desktop/live_refresh.py)."""
 
 from __future__ import annotations
 
@@ -35,16 +36,19 @@ from pulse_desktop import workers
 from pulse_desktop.beliefs_view import BeliefsView
 from pulse_desktop.detail_panel import DetailPanel
 from pulse_desktop.graph_view import GraphView
+from pulse_desktop.live_refresh import LiveRefresh
 from pulse_desktop.navigator import NavigatorView
 from pulse_desktop.session import MemorySession
 from pulse_desktop.style import app_icon
 from pulse_desktop.timeline_view import TimelineView
 
-TABS = ("Graph", "Timeline", "Beliefs", "Playground", "Corrections", "Ingest", "Review")
-# The other engineer's tabs: (module, class). A tab that fails to import shows why instead.
+TABS = ("Graph", "Timeline", "Beliefs", "Playground", "Corrections", "Ingest", "Recalls",
+        "Review")
+# Tabs built when first shown: (module, class). A tab that fails to import shows why instead.
 EXTERNAL_TABS = {"Playground": ("pulse_desktop.playground_view", "PlaygroundView"),
                  "Corrections": ("pulse_desktop.corrections_view", "CorrectionsView"),
                  "Ingest": ("pulse_desktop.ingest_view", "IngestView"),
+                 "Recalls": ("pulse_desktop.recalls_view", "RecallsView"),
                  "Review": ("pulse_desktop.review_view", "ReviewView")}
 FILE_FILTER = "Pulse memory (*.db *.sqlite *.pulse);;All files (*)"
 
@@ -198,7 +202,8 @@ class MainWindow(QMainWindow):
                 "Try a query and see every term of the score (Ctrl+4)",
                 "Corrections and the brief the companion gets (Ctrl+5)",
                 "Import conversations and notes (Ctrl+6)",
-                "What waits for your decision: merges, archival, open questions (Ctrl+7)"]
+                "What the companion recalled, when, for which question (Ctrl+7)",
+                "What waits for your decision: merges, archival, open questions (Ctrl+8)"]
         for i, tip in enumerate(tips):
             self.tabs.setTabToolTip(i, tip)
 
@@ -235,14 +240,17 @@ class MainWindow(QMainWindow):
         self.review_status.setFlat(True)
         self.review_status.setStyleSheet("QPushButton { border: none; color: #3455c9; "
                                          "padding: 0 8px; }")
-        self.review_status.setToolTip("Items waiting for your decision (the Review tab, Ctrl+7)")
+        self.review_status.setToolTip("Items waiting for your decision (the Review tab, Ctrl+8)")
         self.review_status.clicked.connect(lambda: self.show_tab("Review"))
         self.statusBar().addPermanentWidget(self.review_status)
         self.session.changed.connect(self._update_review_count)
 
         self.session.opened.connect(self._on_opened)
         self.session.message.connect(self._show_message)
+        self.session.refused.connect(self._refused)
+        self.session.show_recall.connect(self._show_recall)
         self.session.undo_stack.cleanChanged.connect(self._update_title)
+        self.live = LiveRefresh(self.session)
         self._on_opened()
 
     # -- construction ----------------------------------------------------------------------------
@@ -322,7 +330,7 @@ class MainWindow(QMainWindow):
             self._action(v, name, lambda i=i: self.tabs.setCurrentIndex(i), f"Ctrl+{i + 1}")
         v.addSeparator()
         self._action(v, "Reload", lambda: self.session.notify("all"), "F5",
-                     "Re-read the memory (after another program, such as the CLI, changed it)")
+                     "Re-read the memory now (what other programs change also shows by itself)")
 
         h = bar.addMenu("&Help")
         self._action(h, "About Pulse", self.about)
@@ -358,6 +366,16 @@ class MainWindow(QMainWindow):
 
     def _show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)
+
+    def _refused(self, title: str, text: str) -> None:
+        # after the refused action has returned (an undo inside QUndoStack, say)
+        QTimer.singleShot(0, lambda: self._error(title, text))
+
+    def _show_recall(self, log_id: int) -> None:
+        self.show_tab("Recalls")
+        view = self.tab("Recalls")
+        if hasattr(view, "show_record"):
+            view.show_record(log_id)
 
     def _update_title(self, *_args) -> None:
         path = self.session.path
@@ -569,5 +587,6 @@ class MainWindow(QMainWindow):
             disconnect_job(job)
         self.jobs.clear()
         self.graph.shutdown()
+        self.live.shutdown()
         self.session.close()
         super().closeEvent(event)

@@ -20,6 +20,8 @@ class MemorySession(QObject):
                                       # selects everywhere
     brushed = Signal(object, object)  # (start ISO | None, end ISO | None) from the timeline
     message = Signal(str)             # a status-bar message for the user
+    refused = Signal(str, str)        # (title, text): an action refused, shown in a dialog
+    show_recall = Signal(int)         # open one recall-log record in the Recalls tab
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -28,6 +30,9 @@ class MemorySession(QObject):
         self.undo_stack = QUndoStack(self)
         self.selection: tuple[str, int] | None = None
         self.brush: tuple[str | None, str | None] = (None, None)
+        # (journal head, newest recall record) as this window last saw them
+        # (pulse_desktop/live_refresh.py tells another program's changes from its own)
+        self.marks: tuple[int, int] = (0, 0)
 
     @property
     def path(self) -> Path | None:

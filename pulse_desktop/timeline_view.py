@@ -1,7 +1,8 @@
 """The Timeline tab: events on a zoomable time axis (native Qt painting), in lanes by belief
 class or by domain, coloured by dominant emotion, with marks for axioms (diamonds), anchors
-(a flag) and pinned rows (a dark ring). Drag to brush a time range: the navigator, the beliefs
-table and the graph then show only that range.
+(a flag) and pinned rows (a dark ring); teal marks along the top are the moments the
+companion recalled something (pulse_desktop/timeline_recalls.py). Drag to brush a time range:
+the navigator, the beliefs table and the graph then show only that range.
 
 Mouse: wheel or Ctrl+wheel zooms around the pointer, Shift+wheel pans, right/middle drag pans,
 left drag brushes, click selects, double-click on empty space clears the range.
@@ -31,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from core.beliefs import BELIEF_CLASSES, DOMAINS
 from core.emotion.plutchik import EMOTIONS
+from pulse_desktop import timeline_recalls
 from pulse_desktop.session import MemorySession
 from pulse_desktop.style import (
     ACCENT,
@@ -79,6 +81,7 @@ def iso(t: float) -> str:
 class TimelineCanvas(QWidget):
     brushChanged = Signal(object, object)    # (start ISO | None, end ISO | None)
     eventClicked = Signal(int)
+    recallClicked = Signal(int)              # a recall-log record's id
     rangeChanged = Signal()
 
     def __init__(self, parent=None) -> None:
@@ -98,6 +101,8 @@ class TimelineCanvas(QWidget):
         self._np = None      # numpy arrays of the dots, for the dense path
         self._counts = None  # events per lane
         self._dense = None   # (x, y, ids) drawn by the dense path, for hit tests
+        self.recalls: list[timeline_recalls.RecallMark] = []
+        self._recall_hits: list[tuple[float, int]] = []
 
     # -- data ------------------------------------------------------------------------------
     def set_dots(self, dots: list[Dot]) -> None:
@@ -131,9 +136,9 @@ class TimelineCanvas(QWidget):
         return self.x_of(parse_ts(text))
 
     def fit(self) -> None:
-        if self.dots:
-            lo = min(d.t for d in self.dots)
-            hi = max(d.t for d in self.dots)
+        times = [d.t for d in self.dots] + [m.t for m in self.recalls]
+        if times:
+            lo, hi = min(times), max(times)
         else:
             now = datetime.now(timezone.utc).timestamp()
             lo, hi = now - 365 * DAY, now
@@ -252,6 +257,7 @@ class TimelineCanvas(QWidget):
                 p.drawEllipse(QPointF(x, y), radius + 5, radius + 5)
             self._hits.append((x, y, radius + 3, d.id))
         p.setClipping(False)
+        self._recall_hits = timeline_recalls.paint(p, self, r)
         self._paint_legend(p)
         if not self.dots:
             p.setPen(QColor("#6b7585"))
@@ -468,8 +474,11 @@ class TimelineCanvas(QWidget):
                 t0, t1 = sorted((self.t_of(start.x()), self.t_of(end.x())))
                 self.set_brush(t0, t1)
             else:
+                mark = timeline_recalls.mark_at(self, start.x(), start.y())
                 hit = self.dot_at(start)
-                if hit is not None:
+                if mark is not None:
+                    self.recallClicked.emit(mark.id)
+                elif hit is not None:
                     self.eventClicked.emit(hit)
             self.update()
         elif self._pan_from is not None:
@@ -508,6 +517,10 @@ class TimelineCanvas(QWidget):
 
     def event(self, event) -> bool:
         if event.type() == QEvent.Type.ToolTip:
+            mark = timeline_recalls.mark_at(self, event.pos().x(), event.pos().y())
+            if mark is not None:
+                QToolTip.showText(event.globalPos(), mark.tip(), self)
+                return True
             hit = self.dot_at(event.pos())
             dot = next((d for d in self.dots if d.id == hit), None) if hit is not None else None
             if dot is None:
@@ -557,6 +570,7 @@ class TimelineView(QWidget):
         self.session = session
         self.canvas = TimelineCanvas(self)
         self._syncing = False
+        self._stale = False           # a change came while hidden: re-read the dots when shown
 
         self.by_class = QPushButton("Lanes: belief class")
         self.by_domain = QPushButton("Lanes: domain")
@@ -610,6 +624,7 @@ class TimelineView(QWidget):
 
         self.canvas.brushChanged.connect(self._brushed_here)
         self.canvas.eventClicked.connect(lambda i: self.session.select("event", i))
+        self.canvas.recallClicked.connect(self.session.show_recall.emit)
         self.canvas.rangeChanged.connect(self._update_info)
         session.opened.connect(self.reload)
         session.changed.connect(self._on_changed)
@@ -617,19 +632,40 @@ class TimelineView(QWidget):
         session.selected.connect(self._on_selected)
         self.reload()
 
+    def _load_recalls(self) -> None:
+        memory = self.session.memory
+        self.canvas.recalls = timeline_recalls.marks_from(
+            memory.recall_moments() if memory is not None else [], parse_ts)
+
     def reload(self) -> None:
         memory = self.session.memory
+        self._load_recalls()
         self.canvas.set_dots(load_dots(memory.conn) if memory is not None else [])
         self._on_brush(*self.session.brush)
         self._update_info()
 
     def _on_changed(self, what: str) -> None:
-        if what in ("all", "events", "beliefs"):
-            t0, t1 = self.canvas.t0, self.canvas.t1
-            memory = self.session.memory
-            self.canvas.dots = load_dots(memory.conn) if memory is not None else []
-            self.canvas.t0, self.canvas.t1 = t0, t1   # an edit keeps the zoom
+        if what in ("all", "recalls"):
+            self._load_recalls()
             self.canvas.update()
+        if what in ("all", "events", "beliefs"):
+            if not self.isVisible():   # hidden: re-read when shown (live refresh stays cheap)
+                self._stale = True
+                return
+            self._reload_dots()
+
+    def showEvent(self, event) -> None:
+        if getattr(self, "_stale", False):
+            self._reload_dots()
+        super().showEvent(event)
+
+    def _reload_dots(self) -> None:
+        self._stale = False
+        t0, t1 = self.canvas.t0, self.canvas.t1
+        memory = self.session.memory
+        self.canvas.dots = load_dots(memory.conn) if memory is not None else []
+        self.canvas.t0, self.canvas.t1 = t0, t1   # an edit keeps the zoom
+        self.canvas.update()
 
     def _brushed_here(self, start, end) -> None:
         self._syncing = True

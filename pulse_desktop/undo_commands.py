@@ -5,6 +5,11 @@ Every redo and undo is itself a core command (``Memory.set_belief`` / ``Memory.p
 enforces the invariants. The edit is tried against
 the core *before* the command is pushed (``apply_first``): a refusal never reaches the stack,
 and the first ``redo()`` that QUndoStack.push makes is then a no-op.
+
+Another program (the companion through ``pulse mcp``, the CLI) may change the same row between
+an edit and its undo. Each undo and redo therefore passes ``expect=`` the fields as this command
+left them; when the row has moved since, the core refuses (ConflictError), nothing is
+overwritten, the user is told why and the command leaves the stack.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from PySide6.QtGui import QUndoCommand
 
 from core import beliefs
 from core.beliefs import BELIEF_FIELDS
-from core.errors import PulseError
+from core.errors import ConflictError, PulseError
 from pulse_desktop.session import MemorySession
 
 Item = tuple[str, int]      # ("event" | "fact", id)
@@ -53,6 +58,7 @@ class BeliefCommand(QUndoCommand):
         self.pin = pin
         self._skip_redo = False
         self.error: str | None = None
+        self.after: dict[str, Any] | None = None   # the fields as the forward edit left them
 
     @property
     def event_id(self) -> int:        # the older name (events only)
@@ -68,32 +74,40 @@ class BeliefCommand(QUndoCommand):
         self._skip_redo = True
         return True
 
-    def _set(self, fields: dict[str, Any]) -> int | None:
+    def _set(self, fields: dict[str, Any], expect: dict[str, Any] | None = None) -> int | None:
         memory = self.session.require()
         if self.kind == "fact":
-            return memory.set_fact_belief(self.item_id, **fields)
-        return memory.set_belief(self.item_id, **fields)
+            return memory.set_fact_belief(self.item_id, expect=expect, **fields)
+        return memory.set_belief(self.item_id, expect=expect, **fields)
 
-    def _forward(self) -> int | None:
+    def _forward(self, expect: dict[str, Any] | None = None) -> int | None:
         if self.pin:
-            return self.session.require().pin(self.item_id)
-        return self._set(self.new)
+            seq = self.session.require().pin(self.item_id, expect=expect)
+        else:
+            seq = self._set(self.new, expect)
+        self.after = belief_fields(self.session, self.item_id, self.kind)
+        return seq
 
     def redo(self) -> None:
         if self._skip_redo:
             self._skip_redo = False
-        else:
-            self._run(self._forward, "redo")
+        else:   # the row must still be as the undo left it
+            self._run(lambda: self._forward(expect=self.old), "redo")
         self.session.notify("beliefs")
 
-    def undo(self) -> None:
-        self._run(lambda: self._set(self.old), "undo")
+    def undo(self) -> None:   # the row must still be as the edit left it
+        self._run(lambda: self._set(self.old, expect=self.after), "undo")
         self.session.notify("beliefs")
 
     def _run(self, fn, what: str) -> None:
         # Another program may have changed the row meanwhile: say so, drop the command.
         try:
             fn()
+        except ConflictError as exc:
+            self.error = f"Cannot {what} “{self.text()}”: {exc}."
+            self.session.message.emit(self.error)
+            self.session.refused.emit(f"Cannot {what}", self.error)
+            self.setObsolete(True)
         except PulseError as exc:
             self.error = f"Cannot {what} “{self.text()}”: {exc}"
             self.session.message.emit(self.error)
@@ -146,11 +160,46 @@ def push_edit(session: MemorySession, ids: list[Any], new: dict[str, Any] | None
     else:
         kinds = {k for k, _ in items}
         noun = "events" if kinds == {"event"} else "facts" if kinds == {"fact"} else "rows"
-        session.undo_stack.beginMacro(f"{text} ({len(done)} {noun})")
-        for cmd in done:
-            session.undo_stack.push(cmd)
-        session.undo_stack.endMacro()
+        session.undo_stack.push(BulkCommand(session, done, f"{text} ({len(done)} {noun})"))
     return []
+
+
+class BulkCommand(QUndoCommand):
+    """One undoable step over several rows, undone and redone in one transaction: when another
+    program changed any of the rows since, none of them is touched."""
+
+    def __init__(self, session: MemorySession, commands: list[BeliefCommand], text: str) -> None:
+        super().__init__(text)
+        self.session = session
+        self.commands = commands
+        self._skip_redo = True      # the edits were applied before the push
+        self.error: str | None = None
+
+    def redo(self) -> None:
+        if self._skip_redo:
+            self._skip_redo = False
+        else:
+            self._run(lambda: [c._forward(expect=c.old) for c in self.commands], "redo")
+        self.session.notify("beliefs")
+
+    def undo(self) -> None:
+        self._run(lambda: [c._set(c.old, expect=c.after) for c in reversed(self.commands)],
+                  "undo")
+        self.session.notify("beliefs")
+
+    def _run(self, fn, what: str) -> None:
+        try:
+            with self.session.require().atomic():
+                fn()
+        except ConflictError as exc:
+            self.error = f"Cannot {what} “{self.text()}”: {exc}."
+            self.session.message.emit(self.error)
+            self.session.refused.emit(f"Cannot {what}", self.error)
+            self.setObsolete(True)
+        except PulseError as exc:
+            self.error = f"Cannot {what} “{self.text()}”: {exc}"
+            self.session.message.emit(self.error)
+            self.setObsolete(True)
 
 
 def _label(session: MemorySession, item: Item) -> str:

@@ -163,6 +163,12 @@ def test_mcp_recall_storylines(story: Memory) -> None:
     tools = PulseTools(story)
     out = tools.call("recall", {"query": "dance studio", "storylines": True, "top_k": 2})
     assert out["storylines"][0]["kind"] == "chain"
+    # the recall log keeps each entry's best member, in order, and no summary text
+    (record,) = story.recalls()
+    full = story.recall_record(record["id"])
+    assert full["request"]["storylines"] is True
+    assert [r["id"] for r in full["results"]] == [e["best"]["id"] for e in out["storylines"]]
+    assert out["storylines"][0]["summary"] not in json.dumps(full)
     for bad in ({"query": "x", "storylines": "yes"},
                 {"query": "x", "storylines": True, "chain": True}):
         with pytest.raises(ToolError):

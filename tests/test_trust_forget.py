@@ -15,6 +15,7 @@ from core.errors import PulseError
 from core.memory import Memory
 from core.trust.forget import forget
 from core.trust.replay import export_journal, replay
+from tests.safe_bytes import memory_bytes
 
 SECRET = "Zanzibarquokka"
 SECRET_DESC = "the quokkaflute recital nobody may know about"
@@ -49,12 +50,7 @@ def mem(memory: Memory) -> Memory:
 
 
 def file_bytes(path: Path) -> bytes:
-    data = b""
-    for suffix in ("", "-wal", "-shm"):
-        p = Path(str(path) + suffix)
-        if p.exists():
-            data += p.read_bytes()
-    return data
+    return memory_bytes(path)   # read in a child process: the test holds the memory open
 
 
 def traces(memory: Memory, needle: str) -> list[str]:

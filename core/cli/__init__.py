@@ -11,7 +11,7 @@ import sys
 import traceback
 from importlib import import_module
 
-from core.errors import PulseError
+from core.errors import PulseError, busy_message, is_busy
 
 # Each module adds its subcommands with `register(subparsers)`; handlers take (args) → int.
 COMMAND_MODULES = [
@@ -21,7 +21,9 @@ COMMAND_MODULES = [
                               # guard, ledger, mcp
     "core.cli.export_cmds",   # export-html
     "core.cli.curate_cmds",   # merges list/approve/reject, glossary list/add/apply
-    "core.cli.upkeep_cmds",   # storylines, upkeep, upkeep-settings, questions, gaps, review
+    "core.cli.recall_cmds",   # recalls [show ID | settings]: the recall log
+    "core.cli.upkeep_cmds",   # storylines, upkeep, upkeep-settings, questions, gaps, review,
+                              # restore
 ]
 
 
@@ -59,6 +61,10 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as exc:  # a bug: still one line unless asked for the traceback
+        if is_busy(exc) and not args.debug:
+            # every write already waited and retried (core/store/db.py): say so in one line
+            print(f"pulse: {busy_message(args.db or 'the memory')}", file=sys.stderr)
+            return 1
         if args.debug:
             traceback.print_exc()
         else:

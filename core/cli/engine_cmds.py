@@ -33,6 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--storylines", action="store_true",
                    help="one entry per storyline: its summary, dates and best member")
     p.add_argument("--batch", metavar="FILE", help="JSON Lines of queries ('-' for stdin)")
+    p.add_argument("--log", action="store_true",
+                   help="write this retrieval to the recall log (client \"cli\")")
     p.set_defaults(handler=cmd_retrieve)
 
     p = sub.add_parser("explain", help="the breakdown for one event, ranked or not")
@@ -110,7 +112,8 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
     if not args.query:
         raise PulseError("give a QUERY or --batch FILE")
     with open_memory(args) as memory:
-        out = memory.retrieve(args.query, storylines=args.storylines, **query_options(args))
+        out = memory.retrieve(args.query, storylines=args.storylines,
+                              log="cli" if args.log else None, **query_options(args))
     emit(args, out, _human_storylines(out) if args.storylines else _human_results(out))
     return 0
 
@@ -135,7 +138,8 @@ def _retrieve_batch(args: argparse.Namespace) -> int:
                 options = {k: v for k, v in item.items() if k != "query"}
                 if "state" in options:
                     options["state"] = Memory.parse_state(options["state"])
-                out = memory.retrieve(item["query"], **options)
+                out = memory.retrieve(item["query"], log="cli" if args.log else None,
+                                      **options)
             except PulseError as exc:
                 failed += 1
                 out = {"line": number, "error": str(exc)}

@@ -62,6 +62,9 @@ class ScorerSettings:
 
     @classmethod
     def from_file(cls, path: str | Path) -> ScorerSettings:
+        from core.store.locks import refuse_if_held
+
+        refuse_if_held(path)
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except OSError as exc:

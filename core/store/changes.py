@@ -14,10 +14,11 @@ import base64
 import sqlite3
 from typing import Any
 
-# Tables a change may never touch: the journal itself, bookkeeping, and FTS internals (kept in
-# sync by triggers). Any other table of the schema is fair game, so later migrations need no
-# registration; a crafted journal still cannot write outside the memory's own tables.
-_FORBIDDEN_PREFIXES = ("sqlite_", "journal", "pulse_meta", "schema_version")
+# Tables a change may never touch: the journal itself, bookkeeping (the recall log: who read
+# what), and FTS internals (kept in sync by triggers). Any other table of the schema is fair
+# game, so later migrations need no registration; a crafted journal still cannot write outside
+# the memory's own tables.
+_FORBIDDEN_PREFIXES = ("sqlite_", "journal", "pulse_meta", "schema_version", "recall_log")
 _keys_cache: dict[str, tuple[str, ...]] = {}
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from core.store import journal
 from core.store.changes import apply_changes
+from core.store.db import begin_immediate
 
 
 @contextmanager
@@ -19,7 +20,7 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     if conn.in_transaction:
         yield conn
         return
-    conn.execute("BEGIN IMMEDIATE")
+    begin_immediate(conn)
     try:
         yield conn
     except BaseException:

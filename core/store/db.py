@@ -7,17 +7,43 @@ pragma (WAL switches write to the file) can change a byte of it.
 from __future__ import annotations
 
 import re
-import shutil
 import sqlite3
+import time
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
 
-from core.errors import StoreError
+from core.errors import BusyError, StoreError, busy_message, is_busy
+from core.store import locks
 
 # 'PULS' — marks a file as a Pulse memory, so another program's SQLite file is never migrated.
 APPLICATION_ID = 0x50554C53
 _MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
+# How long one statement waits for another process's lock before SQLite gives up; a write
+# transaction that still finds the memory busy is retried (commands.transaction) before the
+# user is told, in one line, that another program holds it.
+BUSY_TIMEOUT_MS = 10_000
+
+
+# BEGIN IMMEDIATE waits busy_timeout for the write lock; it is tried this many times before
+# the user is told another program holds the memory.
+BEGIN_ATTEMPTS = 3
+
+
+def begin_immediate(conn: sqlite3.Connection) -> None:
+    """Take the write lock, waiting and retrying while another process writes."""
+    started = time.monotonic()
+    for attempt in range(1, BEGIN_ATTEMPTS + 1):
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc):
+                raise
+            if attempt == BEGIN_ATTEMPTS:
+                path = conn.execute("PRAGMA database_list").fetchone()[2]
+                raise BusyError(busy_message(path, time.monotonic() - started)) from None
+            time.sleep(0.05 * attempt)
 
 
 def migrations() -> list[tuple[int, str, str]]:
@@ -46,7 +72,13 @@ _QUICK_CHECK_LIMIT = 64 * 1024 * 1024  # full page check only where it is cheap
 
 
 def _truncated(path: Path) -> bool:
-    """True when the header promises more pages than the file holds (a cut-off copy)."""
+    """True when the header promises more pages than the file holds (a cut-off copy).
+
+    Reads the header with a plain file handle, so it may only run while this process holds no
+    SQLite lock on the file (closing the handle would drop them all): _inspect calls it only
+    after SQLite itself refused the file, and never while a connection to it is open here."""
+    if locks.held_in_process(path):
+        return False
     with path.open("rb") as handle:
         header = handle.read(100)
     if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
@@ -59,14 +91,32 @@ def _truncated(path: Path) -> bool:
 
 
 def _inspect(path: Path) -> tuple[int, int, int]:
-    """(application_id, schema version, number of tables), read without writing anything.
+    """(application_id, schema version, number of tables), read through SQLite without writing.
 
-    With no WAL beside the file it is opened immutable, so not even a -wal/-shm file appears."""
-    if _truncated(path):
-        raise StoreError(f"{path}: the file is truncated (a damaged or partial copy)")
-    immutable = "" if Path(f"{path}-wal").exists() else "&immutable=1"
+    With no WAL beside the file it is opened immutable, so not even a -wal/-shm file appears;
+    if a WAL shows up meanwhile (another process opened the memory), it is read again the
+    normal way. A file this process already has open was checked when it was first opened: it
+    gets no page check again (that costs a read of the whole file for every worker)."""
+    held = locks.held_in_process(path)
+    for attempt in (1, 2):
+        immutable = not held and not Path(f"{path}-wal").exists()
+        try:
+            return _read_identity(path, immutable=immutable, page_check=not held)
+        except sqlite3.DatabaseError as exc:
+            if attempt == 1 and immutable and Path(f"{path}-wal").exists():
+                continue  # the file changed under the immutable read: read it properly
+            if _truncated(path):
+                raise StoreError(f"{path}: the file is truncated (a damaged or partial copy)"
+                                 ) from None
+            raise StoreError(f"{path}: not a readable Pulse memory ({exc})") from None
+    raise AssertionError("unreachable")
+
+
+def _read_identity(path: Path, *, immutable: bool, page_check: bool) -> tuple[int, int, int]:
+    flags = "&immutable=1" if immutable else ""
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro{immutable}", uri=True)
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro{flags}", uri=True,
+                               timeout=BUSY_TIMEOUT_MS / 1000)
     except sqlite3.Error as exc:
         raise StoreError(f"{path}: cannot open ({exc})") from None
     try:
@@ -78,20 +128,18 @@ def _inspect(path: Path) -> tuple[int, int, int]:
         if "schema_version" in tables:
             row = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()
             version = int(row[0] or 0)
-        if path.stat().st_size <= _QUICK_CHECK_LIMIT:
+        if page_check and path.stat().st_size <= _QUICK_CHECK_LIMIT:
             result = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
             if result != "ok":
                 raise StoreError(f"{path}: the memory file is damaged ({result})")
         return app_id, version, len(tables)
-    except sqlite3.DatabaseError as exc:
-        raise StoreError(f"{path}: not a readable Pulse memory ({exc})") from None
     finally:
         conn.close()
 
 
 def _configure(conn: sqlite3.Connection, read_only: bool) -> None:
     conn.execute("PRAGMA foreign_keys=ON")
-    conn.execute("PRAGMA busy_timeout=10000")
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     if not read_only:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
@@ -128,13 +176,13 @@ def connect(path: str | Path, *, create: bool = False, read_only: bool = False) 
             except OSError as exc:
                 raise StoreError(f"{path.parent}: cannot create folder ({exc.strerror})") from None
     try:
-        if read_only:
-            conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
-                                   check_same_thread=False)
-        else:
-            conn = sqlite3.connect(str(path), check_same_thread=False)
+        target = f"{path.resolve().as_uri()}?mode=ro" if read_only else str(path)
+        conn = sqlite3.connect(target, uri=read_only, check_same_thread=False,
+                               timeout=BUSY_TIMEOUT_MS / 1000,
+                               factory=locks.TrackedConnection)
     except sqlite3.Error as exc:
         raise StoreError(f"{path}: cannot open ({exc})") from None
+    conn.track(path)
     conn.isolation_level = None  # we issue BEGIN/COMMIT ourselves (one transaction per command)
     conn.row_factory = sqlite3.Row
     try:
@@ -143,20 +191,33 @@ def connect(path: str | Path, *, create: bool = False, read_only: bool = False) 
             migrate(conn)
     except sqlite3.Error as exc:
         conn.close()
+        if is_busy(exc):
+            raise BusyError(busy_message(path)) from None
         raise StoreError(f"{path}: cannot prepare the memory ({exc})") from None
     return conn
 
 
 def _checkpoint_copy(path: Path, backup: Path) -> None:
-    """Copy a consistent snapshot (the WAL folded in) before a migration touches the file."""
-    src = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    """Copy a consistent snapshot (the WAL folded in) before a migration touches the file.
+
+    Through SQLite's backup API only: a plain file copy would open the memory with a plain
+    handle (dropping this process's locks on it) and could copy a half-checkpointed file."""
+    try:
+        src = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
+                              timeout=BUSY_TIMEOUT_MS / 1000)
+    except sqlite3.Error as exc:
+        raise StoreError(f"{path}: cannot back it up before migrating ({exc}); nothing was "
+                         "changed") from None
     try:
         dst = sqlite3.connect(str(backup))
-        with dst:
-            src.backup(dst)
-        dst.close()
-    except sqlite3.Error:
-        shutil.copy2(path, backup)
+        try:
+            with dst:
+                src.backup(dst)
+        finally:
+            dst.close()
+    except sqlite3.Error as exc:
+        raise StoreError(f"{path}: cannot back it up to {backup.name} before migrating ({exc});"
+                         " nothing was changed") from None
     finally:
         src.close()
 
@@ -176,7 +237,7 @@ def migrate(conn: sqlite3.Connection) -> int:
     for version, name, sql in migrations():
         if version <= current:
             continue
-        conn.execute("BEGIN IMMEDIATE")
+        begin_immediate(conn)
         try:
             if version == 1:
                 conn.execute(f"PRAGMA application_id={APPLICATION_ID}")

@@ -15,8 +15,9 @@ WALL_CLOCK_COLUMNS: dict[str, set[str]] = {
     "corrections": {"created_at", "journal_seq"},
     "ingest_jobs": {"created_at", "updated_at"}, "llm_usage": {"ts", "day"},
 }
-# Tables that hold process bookkeeping (job states, usage metrics), not memory.
-NON_MEMORY_TABLES: set[str] = {"ingest_jobs", "llm_usage"}
+# Tables that hold process bookkeeping (job states, usage metrics, the recall log of who read
+# what), not memory.
+NON_MEMORY_TABLES: set[str] = {"ingest_jobs", "llm_usage", "recall_log", "recall_log_events"}
 
 
 def memory_tables(conn: sqlite3.Connection) -> list[str]:

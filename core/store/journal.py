@@ -116,9 +116,19 @@ def read_rows(conn: sqlite3.Connection) -> list[dict[str, Any]]:
 
 
 def verify(conn: sqlite3.Connection) -> list[Break]:
-    rows = read_rows(conn)
+    # rows and the mirrored head from one snapshot: read in two autocommit statements, a write
+    # by another process committed between them looks like rows removed at the end
+    own = not conn.in_transaction
+    if own:
+        conn.execute("BEGIN")
+    try:
+        rows = read_rows(conn)
+        mirrored = conn.execute("SELECT value FROM pulse_meta WHERE key='journal_head'"
+                                ).fetchone()
+    finally:
+        if own:
+            conn.execute("COMMIT")
     breaks = verify_rows(rows)
-    mirrored = conn.execute("SELECT value FROM pulse_meta WHERE key='journal_head'").fetchone()
     if mirrored is not None:
         seq_text, _, digest = mirrored[0].partition(":")
         last = rows[-1] if rows else None

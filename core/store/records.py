@@ -15,7 +15,7 @@ import numpy as np
 
 from core import beliefs
 from core.emotion.plutchik import EMOTIONS
-from core.errors import InvariantError, PulseError
+from core.errors import ConflictError, InvariantError, PulseError
 from core.store.changes import encode_row, encode_value, row_dict
 from core.store.commands import execute, next_id, transaction
 
@@ -275,8 +275,28 @@ def link_events(conn: sqlite3.Connection, *, actor: str, parent_id: int, child_i
                        changes=[chain_row(parent_id, child_id, kind, strength)])
 
 
+def check_expected(current: Mapping[str, Any], expect: Mapping[str, Any] | None,
+                   label: str) -> None:
+    """Refuse (ConflictError) when a field differs from what the caller last saw: another
+    program changed the row since. Checked inside the writing transaction."""
+    if not expect:
+        return
+    moved = [k for k, v in expect.items() if not _same_value(current.get(k), v)]
+    if moved:
+        now = ", ".join(f"{k} {current.get(k)!r}" for k in moved[:3])
+        raise ConflictError(f"{label} was changed by another program since (now {now}); "
+                            "nothing was overwritten")
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return abs(float(a) - float(b)) < 1e-12
+    return a == b
+
+
 def set_belief(conn: sqlite3.Connection, event_id: int, *, actor: str = "manual",
-               op: str = "event.set", **new_values: Any) -> int | None:
+               op: str = "event.set", expect: Mapping[str, Any] | None = None,
+               **new_values: Any) -> int | None:
     """Edit belief fields of an event; the store refuses a result that breaks an invariant.
     Returns the journal seq, or None when nothing changed."""
     allowed = set(beliefs.BELIEF_FIELDS)
@@ -287,6 +307,7 @@ def set_belief(conn: sqlite3.Connection, event_id: int, *, actor: str = "manual"
         current = row_dict(conn, "events", {"id": event_id})
         if current is None:
             raise PulseError(f"no event {event_id}")
+        check_expected(current, expect, f"event {current.get('key') or event_id}")
         merged = {**current, **{k: v for k, v in new_values.items() if v is not None}}
         for flag in ("archivable", "user_flag"):
             merged[flag] = int(merged[flag])
@@ -306,7 +327,8 @@ FACT_BELIEF_FIELDS = tuple(f for f in beliefs.BELIEF_FIELDS if f != "user_flag")
 
 
 def set_fact_belief(conn: sqlite3.Connection, fact_id: int, *, actor: str = "manual",
-                    op: str = "fact.set", **new_values: Any) -> int | None:
+                    op: str = "fact.set", expect: Mapping[str, Any] | None = None,
+                    **new_values: Any) -> int | None:
     """Edit belief fields of a fact (facts have no user_flag); the store refuses a result that
     breaks an invariant. Returns the journal seq, or None when nothing changed."""
     allowed = set(FACT_BELIEF_FIELDS)
@@ -317,6 +339,7 @@ def set_fact_belief(conn: sqlite3.Connection, fact_id: int, *, actor: str = "man
         current = row_dict(conn, "facts", {"id": fact_id})
         if current is None:
             raise PulseError(f"no fact {fact_id}")
+        check_expected(current, expect, f"fact {fact_id}")
         merged = {**current, **{k: v for k, v in new_values.items() if v is not None}}
         merged["archivable"] = int(merged["archivable"])
         merged["confidence_floor"] = float(merged["confidence_floor"])
@@ -330,11 +353,13 @@ def set_fact_belief(conn: sqlite3.Connection, fact_id: int, *, actor: str = "man
                                  "set": new, "old": old}])
 
 
-def pin_core_wound(conn: sqlite3.Connection, event_id: int, *, actor: str = "manual") -> int | None:
+def pin_core_wound(conn: sqlite3.Connection, event_id: int, *, actor: str = "manual",
+                   expect: Mapping[str, Any] | None = None) -> int | None:
     with transaction(conn):
         current = row_dict(conn, "events", {"id": event_id})
         if current is None:
             raise PulseError(f"no event {event_id}")
+        check_expected(current, expect, f"event {current.get('key') or event_id}")
         return set_belief(conn, event_id, actor=actor, op="event.pin",
                           **beliefs.core_wound(current))
 

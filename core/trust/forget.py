@@ -28,6 +28,7 @@ from core.errors import PulseError
 from core.store import journal
 from core.store.changes import decode_value, table_keys
 from core.store.commands import execute, transaction
+from core.trust import recall_log
 from core.trust.corrections import conn_of, writable
 from core.trust.erase_plan import KINDS, Plan, kept_mentions, name_pattern, parse_ref, plan_erasure
 
@@ -263,6 +264,7 @@ def forget(memory: Any, refs: str | Sequence[str], *, cascade: bool = False,
         counts = plan.table_counts()
         redacted = _redact_journal(conn, plan, texts, names)
         scrubbed = _scrub_bookkeeping(conn, plan, texts, names)
+        recalls = recall_log.erase(conn, plan.events, texts, names)
         roots = [f"{k}:{i}" for k, i in plan.roots]
         kind, row_id = plan.roots[0]
         info = {"kind": kind, "id": row_id, "rows": counts, "items": plan.counts(),
@@ -281,7 +283,8 @@ def forget(memory: Any, refs: str | Sequence[str], *, cascade: bool = False,
         if path else []
     return {"forgot": roots[0] if len(roots) == 1 else roots, "cascade": cascade,
             "rows": counts, "items": plan.counts(), "redacted_journal_rows": redacted,
-            "journal_seq": seq, "scrubbed_jobs": scrubbed, "vacuumed": bool(vacuum),
+            "journal_seq": seq, "scrubbed_jobs": scrubbed, "recall_records_changed": recalls,
+            "vacuumed": bool(vacuum),
             "wal_truncated": bool(truncated), "other_copies": copies}
 
 

@@ -24,6 +24,7 @@ from typing import Any
 from core.errors import PulseError, ValidationError
 from core.store import journal
 from core.store.commands import execute, next_id, transaction
+from core.store.locks import held_in_process
 from core.trust.corrections import Correction, conn_of, writable
 
 BLOCKED, VERIFIED, NO_EVIDENCE = "BLOCKED", "verified", "no-evidence"
@@ -189,6 +190,8 @@ def _reason(hits: list[dict[str, Any]]) -> str:
 # -- lint ---------------------------------------------------------------------------------------
 
 def _read_text(path: Path) -> str | None:
+    if held_in_process(path):   # a memory open here: a plain read would drop its locks
+        return None
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
             return None

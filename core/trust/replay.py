@@ -23,6 +23,7 @@ from core.errors import PulseError, ValidationError
 from core.files import read_text
 from core.store import db, journal
 from core.store.changes import apply_changes
+from core.store.locks import refuse_if_held
 
 FORMAT = "pulse-journal/1"
 ROW_KEYS = ("seq", "ts", "actor", "op", "subject", "payload", "payload_sha256", "prev", "hash")
@@ -47,6 +48,7 @@ def export_journal(memory: Any, out: str | Path) -> dict[str, Any]:
     """Write the journal as JSON Lines to `out` (atomically: a temp file then rename)."""
     conn = memory if isinstance(memory, sqlite3.Connection) else memory.conn
     out = Path(out)
+    refuse_if_held(out, "overwritten")
     tmp = out.with_name(out.name + ".tmp")
     count = 0
     try:
@@ -148,7 +150,7 @@ def _replay_rows(conn: sqlite3.Connection, rows: list[dict[str, Any]], label: st
     # creates; foreign keys are checked once at the end instead of change by change.
     conn.execute("PRAGMA foreign_keys=OFF")
     try:
-        conn.execute("BEGIN IMMEDIATE")
+        db.begin_immediate(conn)
         try:
             for row in todo:
                 changes = _changes_of(row)

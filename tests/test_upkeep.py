@@ -316,8 +316,9 @@ def test_review_queue_kinds_later_and_count(mem: Memory) -> None:
     assert ref in {i["ref"] for i in mem.review_queue(now="2026-11-09T00:00:00Z")}
     mem.undo()
     assert ref in {i["ref"] for i in mem.review_queue(now=NOW)}
+    wrong_kind = "dismiss:" + ref.split(":")[1]          # an archive proposal's id
     for bad, action in (("event_merge:999", "later"), ("nonsense", "accept"),
-                        (ref, "maybe")):
+                        (ref, "maybe"), (wrong_kind, "accept")):
         with pytest.raises(PulseError):
             mem.review(bad, action, now=NOW)
 

@@ -89,8 +89,12 @@ def _upkeep(kind: str) -> Items:
     return items
 
 
-def _resolve(accept: bool) -> Decide:
+def _resolve(kind: str, accept: bool) -> Decide:
     def decide(memory: Any, item_id: int, now: datetime, actor: str) -> dict[str, Any]:
+        row = memory.conn.execute("SELECT kind FROM upkeep_proposals WHERE id = ?",
+                                  (item_id,)).fetchone()
+        if row is None or row[0] != kind:
+            raise PulseError(f"review: there is no {kind} proposal {item_id}")
         return proposals.resolve(memory, item_id, accept, now=now, actor=actor)
     return decide
 
@@ -167,11 +171,12 @@ KINDS: tuple[Kind, ...] = (
          lambda m, i, now, actor: m.resolve_merge(i, True, actor=actor),
          lambda m, i, now, actor: m.resolve_merge(i, False, actor=actor)),
     Kind("event_merge", "Said twice?", "merge into the earlier one", "keep both",
-         _upkeep("event_merge"), _resolve(True), _resolve(False)),
+         _upkeep("event_merge"), _resolve("event_merge", True),
+         _resolve("event_merge", False)),
     Kind("dismiss", "Open questions past their time", "dismiss (archive)", "keep it open",
-         _upkeep("dismiss"), _resolve(True), _resolve(False)),
+         _upkeep("dismiss"), _resolve("dismiss", True), _resolve("dismiss", False)),
     Kind("archive", "Old, faint memories", "archive", "keep it",
-         _upkeep("archive"), _resolve(True), _resolve(False)),
+         _upkeep("archive"), _resolve("archive", True), _resolve("archive", False)),
     Kind("gap", "Knowledge gaps", "worth asking about", "never ask (do not probe)",
          _gaps, _gap_accept, _gap_reject),
     Kind("glossary", "Fictional names", "add to the glossary", "it is real",

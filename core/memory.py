@@ -303,6 +303,15 @@ class Memory(CurationOps, TrustOps, LiveOps, UpkeepOps):
         row = self.conn.execute("SELECT * FROM events WHERE id = ?", (event_id,)).fetchone()
         return dict(row)
 
+    def filter_items(self, *, kind: str | None = None, domain: str | None = None,
+                     belief_class: str | None = None, text: str = "") -> dict[str, Any]:
+        """Which entities, events and facts pass one filter (the app's navigator filter, which
+        every view follows); see core/filters.py for what each part means."""
+        from core.filters import ItemFilter, filter_items
+
+        return filter_items(self.conn, ItemFilter(kind=kind, domain=domain,
+                                                  belief_class=belief_class, text=text or ""))
+
     def event_detail(self, event: str | int) -> dict[str, Any]:
         """One event with its emotions, entities, chain links and sources (no vectors)."""
         from core.store.detail import event_detail

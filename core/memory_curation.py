@@ -82,6 +82,127 @@ class CurationOps:
 
         return apply_glossary_term(self, glossary_id, actor=actor)
 
+    # -- events -------------------------------------------------------------------------------
+
+    def set_emotions(self, event: str | int, values: dict[str, float], *,
+                     actor: str = "manual") -> int | None:
+        """Set an event's emotions (names absent are 0), marked user-confirmed: no import or
+        re-tagging overwrites them. Journaled, undoable; None when nothing changed."""
+        from core.curate.events import set_emotions
+
+        self._writable()
+        return set_emotions(self, self.resolve_event(event), values, actor=actor)
+
+    def edit_event_text(self, event: str | int, *, title: str | None = None,
+                        description: str | None = None, actor: str = "manual"
+                        ) -> dict[str, Any] | None:
+        """A new version of the event with this text; the old one is superseded (kept,
+        traceable, no longer ranked). Returns {"event": new id, "replaces", "seq"}."""
+        from core.curate.events import edit_event_text
+
+        self._writable()
+        return edit_event_text(self, self.resolve_event(event), title=title,
+                               description=description, actor=actor)
+
+    # -- entities -----------------------------------------------------------------------------
+
+    def resolve_entity(self, entity: str | int) -> int:
+        """An entity id from a number, "entity:ID", a key or a name/alias only one entity has."""
+        from core.curate.entities import resolve_entity
+
+        return resolve_entity(self.conn, entity)
+
+    def edit_entity(self, entity: str | int, *, name: str | None = None,
+                    aliases: Sequence[str] | None = None, kind: str | None = None,
+                    domain: str | None = None, description: str | None = None,
+                    keep_old_name: bool = True, actor: str = "manual") -> int | None:
+        """Rename (the old name stays an alias unless keep_old_name=False), set aliases, kind,
+        domain, description. Journaled, undoable; None when nothing changed."""
+        from core.curate.entities import edit_entity
+
+        self._writable()
+        return edit_entity(self, self.resolve_entity(entity), name=name, aliases=aliases,
+                           kind=kind, domain=domain, description=description,
+                           keep_old_name=keep_old_name, actor=actor)
+
+    def merge_preview(self, keep: str | int, gone: str | int) -> dict[str, Any]:
+        """What merging `gone` into `keep` would move (nothing is written)."""
+        from core.curate.entities import merge_preview
+
+        return merge_preview(self, self.resolve_entity(keep), self.resolve_entity(gone))
+
+    def merge_entities(self, keep: str | int, gone: str | int, *, actor: str = "manual"
+                       ) -> dict[str, Any]:
+        """Merge `gone` into `keep` by hand (a fictional character never merges with a real
+        entity). Journaled, undoable."""
+        from core.curate.entities import merge_entities
+
+        self._writable()
+        return merge_entities(self, self.resolve_entity(keep), self.resolve_entity(gone),
+                              actor=actor)
+
+    def split_alias_preview(self, entity: str | int, alias: str) -> dict[str, Any]:
+        """Which linked events and facts name `alias` (they would move)."""
+        from core.curate.entities import split_alias_preview
+
+        return split_alias_preview(self, self.resolve_entity(entity), alias)
+
+    def split_alias(self, entity: str | int, alias: str, *, kind: str | None = None,
+                    events: Sequence[int] | None = None, actor: str = "manual") -> dict[str, Any]:
+        """Make an alias an entity of its own, with the events and facts that name it."""
+        from core.curate.entities import split_alias
+
+        self._writable()
+        return split_alias(self, self.resolve_entity(entity), alias, kind=kind, events=events,
+                           actor=actor)
+
+    # -- links --------------------------------------------------------------------------------
+
+    def link_events(self, parent: str | int, child: str | int, *, kind: str = "causal",
+                    strength: float = 0.5, actor: str = "manual") -> int:
+        """A cause → effect chain link (no self-links, no cycles, no duplicates)."""
+        from core.curate.links import link_events
+
+        self._writable()
+        return link_events(self, self.resolve_event(parent), self.resolve_event(child),
+                           kind=kind, strength=strength, actor=actor)
+
+    def unlink_events(self, parent: str | int, child: str | int, *,
+                      actor: str = "manual") -> int:
+        from core.curate.links import unlink_events
+
+        self._writable()
+        return unlink_events(self, self.resolve_event(parent), self.resolve_event(child),
+                             actor=actor)
+
+    def set_link(self, parent: str | int, child: str | int, *, strength: float | None = None,
+                 kind: str | None = None, actor: str = "manual") -> int | None:
+        """Re-weight or re-kind a chain link."""
+        from core.curate.links import set_link
+
+        self._writable()
+        return set_link(self, self.resolve_event(parent), self.resolve_event(child),
+                        strength=strength, kind=kind, actor=actor)
+
+    def add_relation(self, source: str | int, target: str | int, kind: str, *,
+                     strength: float = 0.5, context: str = "", actor: str = "manual"
+                     ) -> dict[str, int]:
+        """A relation a person states: {"relation": id, "seq": journal row}."""
+        from core.curate.links import add_relation
+
+        self._writable()
+        return add_relation(self, self.resolve_entity(source), self.resolve_entity(target),
+                            kind, strength=strength, context=context, actor=actor)
+
+    def edit_relation(self, relation_id: int, *, kind: str | None = None,
+                      strength: float | None = None, context: str | None = None,
+                      reverse: bool = False, actor: str = "manual") -> int | None:
+        from core.curate.links import edit_relation
+
+        self._writable()
+        return edit_relation(self, int(relation_id), kind=kind, strength=strength,
+                             context=context, reverse=reverse, actor=actor)
+
     # -- the graph viewer ---------------------------------------------------------------------
 
     def export_html(self, out: str | Path, *, domains: Any = None, redact: bool = False,

@@ -26,9 +26,9 @@ from pulse_desktop.style import CLASS_COLORS, CLASS_NAMES, DOMAIN_COLORS, DOMAIN
 from pulse_desktop.undo_commands import push_edit
 
 COL_KIND, COL_KEY, COL_TITLE, COL_DATE, COL_DOMAIN, COL_CLASS, COL_FLOOR, COL_ARCHIVABLE, \
-    COL_FLAG, COL_PROVENANCE = range(10)
+    COL_FLAG, COL_PROVENANCE, COL_PINNED = range(11)
 HEADERS = ["Kind", "Key", "Title / text", "Date", "Domain", "Class", "Floor", "Archivable",
-           "Anchor", "Provenance"]
+           "Anchor", "Provenance", "Pinned"]
 TOOLTIPS = [
     "Event or fact (a fact has no date and no anchor).",
     "The external key (e001…) or, for a fact, its entity.",
@@ -40,6 +40,8 @@ TOOLTIPS = [
     "Archivable: may fade out and be archived. An axiom must be non-archivable (pinned).",
     "Anchor (user flag): a structural memory; it decays at most 0.001/day and gets a small boost.",
     "Where the belief came from.",
+    "Pinned: not archivable, so no clean-up ever touches it. A core wound is a pinned axiom "
+    "anchor with a floor of at least 0.85 (Pin as core wound, Ctrl+P).",
 ]
 FIELD_OF = {COL_DOMAIN: "domain", COL_CLASS: "belief_class", COL_FLOOR: "confidence_floor",
             COL_ARCHIVABLE: "archivable", COL_FLAG: "user_flag", COL_PROVENANCE: "provenance"}
@@ -102,7 +104,7 @@ class BeliefsModel(QAbstractTableModel):
                 if any(row[k] != fresh[k] for k in fresh):
                     row.update(fresh)
                     self.dataChanged.emit(self.index(i, COL_DOMAIN),
-                                          self.index(i, COL_PROVENANCE))
+                                          self.index(i, COL_PINNED))
 
     def _on_changed(self, what: str) -> None:
         if what == "beliefs":
@@ -155,7 +157,7 @@ class BeliefsModel(QAbstractTableModel):
                 value = row[field]
                 return -1 if value is None else value
             return {COL_KIND: row["kind"], COL_KEY: row["key"] or "", COL_TITLE: row["title"],
-                    COL_DATE: row["ts"] or ""}.get(col)
+                    COL_DATE: row["ts"] or "", COL_PINNED: pinned_rank(row)}.get(col)
         if role == Qt.ItemDataRole.CheckStateRole and col in (COL_ARCHIVABLE, COL_FLAG):
             value = row[FIELD_OF[col]]
             if value is None:
@@ -166,6 +168,8 @@ class BeliefsModel(QAbstractTableModel):
                 return QBrush(QColor(CLASS_COLORS.get(row["belief_class"], "#1f2733")))
             if col == COL_DOMAIN:
                 return QBrush(QColor(DOMAIN_COLORS.get(row["domain"], "#1f2733")))
+            if col == COL_PINNED:
+                return QBrush(QColor(("#1f2733", "#5f6b7a", "#b03a48")[pinned_rank(row)]))
             if not is_event:
                 return QBrush(QColor("#6b7585"))
         if role == Qt.ItemDataRole.FontRole and col == COL_CLASS and row["belief_class"] == "axiom":
@@ -200,6 +204,8 @@ class BeliefsModel(QAbstractTableModel):
             return f"{float(row['confidence_floor']):.2f}"
         if col == COL_PROVENANCE:
             return (row["provenance"] or "").replace("_", " ")
+        if col == COL_PINNED:
+            return ("", "pinned", "core wound")[pinned_rank(row)]
         return None  # the two flags show as check boxes
 
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
@@ -269,6 +275,13 @@ class BeliefsModel(QAbstractTableModel):
         return True
 
 
+def pinned_rank(row: dict[str, Any]) -> int:
+    """0 not pinned, 1 pinned (not archivable), 2 a core wound (a pinned axiom anchor)."""
+    if row["archivable"]:
+        return 0
+    return 2 if row["belief_class"] == "axiom" and row.get("user_flag") else 1
+
+
 def coerce(field: str, value: Any) -> Any:
     """A value from a delegate or a check box, as the store wants it; ValueError if it can't be."""
     if field in ("archivable", "user_flag"):
@@ -310,13 +323,16 @@ def describe(field: str, value: Any) -> str:
 
 
 class BeliefsFilter(QSortFilterProxyModel):
-    """Search text, the timeline brush, facts on/off."""
+    """The session's filter (from the navigator), search text, the timeline brush, facts on/off,
+    pinned only."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.text = ""
         self.brush: tuple[str | None, str | None] = (None, None)
         self.show_facts = True
+        self.pinned_only = False
+        self.allowed: dict[str, set[int]] | None = None     # {"event": ids, "fact": ids}
         self.setSortRole(SORT_ROLE)
 
     def _refilter(self, change) -> None:
@@ -337,9 +353,22 @@ class BeliefsFilter(QSortFilterProxyModel):
     def set_show_facts(self, on: bool) -> None:
         self._refilter(lambda: setattr(self, "show_facts", bool(on)))
 
+    def set_pinned_only(self, on: bool) -> None:
+        self._refilter(lambda: setattr(self, "pinned_only", bool(on)))
+
+    def set_allowed(self, result: dict[str, Any] | None) -> None:
+        """The session filter's result (None: everything)."""
+        allowed = None if result is None else {"event": set(result["events"]),
+                                               "fact": set(result["facts"])}
+        self._refilter(lambda: setattr(self, "allowed", allowed))
+
     def filterAcceptsRow(self, source_row: int, source_parent) -> bool:
         model: BeliefsModel = self.sourceModel()  # type: ignore[assignment]
         row = model.rows[source_row]
+        if self.allowed is not None and row["id"] not in self.allowed[row["kind"]]:
+            return False
+        if self.pinned_only and row["archivable"]:
+            return False
         if row["kind"] == "fact":
             if not self.show_facts or self.brush != (None, None):
                 return False

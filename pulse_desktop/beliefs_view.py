@@ -1,6 +1,8 @@
 """The Beliefs tab: a table of events and facts, inline edits through delegates, bulk edits on a
-selection, "Pin as core wound" (Ctrl+P) and undo/redo (Ctrl+Z / Ctrl+Shift+Z).
-Every edit is a journaled core command; the store's invariants refuse what is not allowed."""
+selection (class, domain, floor, flags, pin, erase), "Pin as core wound" (Ctrl+P), a Pinned
+column and filter, and undo/redo (Ctrl+Z / Ctrl+Shift+Z). It shows what the navigator's filter
+lets through. Every edit is a journaled core command; the store's invariants refuse what is not
+allowed, and each dialog says the invariant before the user hits it."""
 
 from __future__ import annotations
 
@@ -13,7 +15,6 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QHBoxLayout,
     QHeaderView,
-    QInputDialog,
     QLabel,
     QLineEdit,
     QMenu,
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.beliefs import BELIEF_CLASSES, CORE_WOUND_FLOOR, DOMAINS, PROVENANCES
+from core.errors import PulseError
 from pulse_desktop.beliefs_model import (
     COL_ARCHIVABLE,
     COL_CLASS,
@@ -35,6 +37,7 @@ from pulse_desktop.beliefs_model import (
     COL_FLOOR,
     COL_KEY,
     COL_KIND,
+    COL_PINNED,
     COL_PROVENANCE,
     COL_TITLE,
     ID_ROLE,
@@ -102,6 +105,11 @@ class BeliefsView(QWidget):
         self.facts_box.setToolTip("Show the facts about entities too (editable like events; "
                                   "they have no anchor and cannot be pinned).")
         self.facts_box.toggled.connect(self.proxy.set_show_facts)
+        self.pinned_box = QCheckBox("Pinned only")
+        self.pinned_box.setToolTip("Only rows that are not archivable (pinned), core wounds "
+                                   "among them")
+        self.pinned_box.toggled.connect(self.proxy.set_pinned_only)
+        self.pinned_box.toggled.connect(self._update_count)
         self.count = QLabel()
         self.count.setObjectName("sectionTitle")
 
@@ -119,12 +127,15 @@ class BeliefsView(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(26)
         self.table.setWordWrap(False)
         header = self.table.horizontalHeader()
-        header.setStretchLastSection(False)
+        # the title keeps a readable width (the table scrolls sideways when the window is
+        # narrow); Pinned sits with the other belief flags, Provenance last takes what is left
+        header.setStretchLastSection(True)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(COL_TITLE, QHeaderView.ResizeMode.Stretch)
-        for col, width in ((COL_KIND, 44), (COL_KEY, 64), (COL_DATE, 84), (COL_DOMAIN, 108),
-                           (COL_CLASS, 96), (COL_FLOOR, 48), (COL_ARCHIVABLE, 90),
-                           (COL_FLAG, 62), (COL_PROVENANCE, 112)):
+        header.moveSection(header.visualIndex(COL_PINNED), header.visualIndex(COL_FLOOR) + 1)
+        for col, width in ((COL_KIND, 44), (COL_KEY, 64), (COL_TITLE, 220), (COL_DATE, 84),
+                           (COL_DOMAIN, 108), (COL_CLASS, 96), (COL_FLOOR, 48),
+                           (COL_ARCHIVABLE, 90), (COL_FLAG, 62), (COL_PROVENANCE, 112),
+                           (COL_PINNED, 90)):
             self.table.setColumnWidth(col, width)
         self.table.setItemDelegateForColumn(COL_CLASS, ChoiceDelegate(BELIEF_CLASSES, CLASS_NAMES, self))
         self.table.setItemDelegateForColumn(COL_DOMAIN, ChoiceDelegate(DOMAINS, DOMAIN_NAMES, self))
@@ -137,7 +148,7 @@ class BeliefsView(QWidget):
 
         # -- actions ---------------------------------------------------------------------------
         self.pin_action = QAction("Pin as core wound", self)
-        self.pin_action.setIconText("Pin as core wound (Ctrl+P)")
+        self.pin_action.setIconText("Pin")
         self.pin_action.setShortcut(QKeySequence("Ctrl+P"))
         self.pin_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         self.pin_action.setToolTip(
@@ -150,8 +161,13 @@ class BeliefsView(QWidget):
         self.redo_action = session.undo_stack.createRedoAction(self, "Redo")
 
         self.class_menu = QMenu("Class", self)
+        self.class_menu.setToolTipsVisible(True)
         for cls in BELIEF_CLASSES:
             act = self.class_menu.addAction(CLASS_NAMES[cls])
+            if cls == "axiom":
+                act.setToolTip(f"An axiom never decays, is never archivable and keeps a floor "
+                               f"of at least 0.5: rows that break that are refused. Pin as core "
+                               f"wound (Ctrl+P) sets it all at once (floor ≥ {CORE_WOUND_FLOOR}).")
             act.triggered.connect(lambda _=False, c=cls: self.bulk_set("belief_class", c))
         self.domain_menu = QMenu("Domain", self)
         for dom in DOMAINS:
@@ -165,14 +181,23 @@ class BeliefsView(QWidget):
             act = self.flags_menu.addAction(text)
             act.triggered.connect(lambda _=False, f=field, v=value: self.bulk_set(f, v))
         self.floor_action = QAction("Floor…", self)
-        self.floor_action.setToolTip("Set the confidence floor of the selected rows.")
+        self.floor_action.setToolTip("Set the confidence floor of the selected rows (an axiom's "
+                                     "floor stays ≥ 0.5).")
         self.floor_action.triggered.connect(self.bulk_floor)
+        self.erase_action = QAction("Erase…", self)
+        self.erase_action.setToolTip("Erase the selected rows everywhere, for good (a preview "
+                                     "shows what goes first).")
+        self.erase_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
+        self.erase_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.erase_action.triggered.connect(self.erase_selected)
+        self.addAction(self.erase_action)
 
         bar = QHBoxLayout()
         bar.addWidget(self.search, 1)
         bar.addWidget(self.facts_box)
+        bar.addWidget(self.pinned_box)
         edits = QHBoxLayout()
-        label = QLabel("Selected rows:")
+        label = QLabel("Selected:")
         label.setStyleSheet("color: #5b6678;")
         edits.addWidget(label)
         self.bulk_buttons: list[QToolButton] = []
@@ -186,9 +211,9 @@ class BeliefsView(QWidget):
             button.setToolTip(tip)
             edits.addWidget(button)
             self.bulk_buttons.append(button)
-        for i, action in enumerate((self.floor_action, self.pin_action, self.undo_action,
-                                    self.redo_action)):
-            if i == 2:
+        for i, action in enumerate((self.floor_action, self.pin_action, self.erase_action,
+                                    self.undo_action, self.redo_action)):
+            if i == 3:
                 edits.addStretch(1)
             button = QToolButton()
             button.setDefaultAction(action)
@@ -208,7 +233,9 @@ class BeliefsView(QWidget):
         self.proxy.layoutChanged.connect(self._update_count)
         session.selected.connect(self._on_selected)
         session.brushed.connect(self._on_brush)
+        session.filtered.connect(self._on_filter)
         session.opened.connect(self._update_actions)
+        session.opened.connect(lambda: self._on_filter(session.filter_result))
         self._update_count()
         self._update_actions()
 
@@ -264,17 +291,25 @@ class BeliefsView(QWidget):
         self.proxy.set_brush(start, end)
         self._update_count()
 
+    def _on_filter(self, result) -> None:
+        self.proxy.set_allowed(result)
+        self._update_count()
+
     def _update_count(self, *_args) -> None:
         shown = self.proxy.rowCount()
         total = self.model.rowCount()
-        brush = "" if self.proxy.brush == (None, None) else " · time range from the timeline"
-        self.count.setText(f"{shown} of {total} rows{brush}" if shown != total else f"{total} rows")
+        why = [w for w, on in (("time range from the timeline", self.proxy.brush != (None, None)),
+                               ("the navigator's filter", self.proxy.allowed is not None),
+                               ("pinned only", self.proxy.pinned_only)) if on]
+        self.count.setText(f"{shown} of {total} rows" + "".join(f" · {w}" for w in why)
+                           if shown != total or why else f"{total} rows")
 
     def _update_actions(self, *_args) -> None:
         writable = self.session.memory is not None and not self.session.read_only
         has_rows = bool(self.selected_items()) if writable else False
         self.pin_action.setEnabled(writable)
         self.floor_action.setEnabled(has_rows)
+        self.erase_action.setEnabled(has_rows)
         for button in self.bulk_buttons[:3]:
             button.setEnabled(has_rows)
 
@@ -320,17 +355,42 @@ class BeliefsView(QWidget):
         label = f"Set {field.replace('_', ' ')} to {describe(field, value)}"
         return self.model.edit_items(items, {field: value}, label)
 
-    def bulk_floor(self) -> bool:
+    def _curate(self, fn):
+        from pulse_desktop.curation import curator
+
+        try:
+            return fn(curator(self.session))
+        except PulseError as exc:
+            self._refused(str(exc))
+            return None
+
+    def bulk_floor(self):
+        """The floor dialog for the selection, starting at the current row's floor."""
         items = self._target_items()
         if not items:
             self._refused("Select one or more rows first.")
-            return False
-        value, ok = QInputDialog.getDouble(self, "Confidence floor",
-                                           f"Floor for {len(items)} row(s), 0..1:", 0.5, 0.0,
-                                           1.0, 2)
-        if not ok:
-            return False
-        return self.bulk_set("confidence_floor", round(value, 4))
+            return None
+        current = self.table.currentIndex()
+        if current.isValid():
+            first = tuple(current.data(ID_ROLE))
+            if first in items:
+                items.remove(first)
+                items.insert(0, first)
+        return self._curate(lambda c: c.floor(items, self))
+
+    def erase_selected(self):
+        items = self._target_items()
+        if not items:
+            self._refused("Select one or more rows first.")
+            return None
+        if len(items) == 1:
+            index = self.table.currentIndex()
+            title = f"“{index.siblingAtColumn(COL_TITLE).data()[:60]}”" if index.isValid() \
+                else f"{items[0][0]} {items[0][1]}"
+        else:
+            title = f"{len(items)} rows"
+        return self._curate(lambda c: c.erase([f"{k}:{i}" for k, i in items], title,
+                                              parent=self))
 
     def _label(self, event_id: int) -> str:
         row = self.model.event_row(event_id)
@@ -351,6 +411,8 @@ class BeliefsView(QWidget):
         menu.addAction(self.floor_action)
         menu.addMenu(self.domain_menu)
         menu.addMenu(self.flags_menu)
+        menu.addSeparator()
+        menu.addAction(self.erase_action)
         menu.addSeparator()
         menu.addAction(self.undo_action)
         menu.addAction(self.redo_action)

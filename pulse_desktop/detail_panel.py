@@ -1,7 +1,11 @@
 """The detail panel: everything about the selected entity, event or fact — facts, events,
 relations, evidence with the observation text it came from, emotions, provenance, how often the
 companion recalled it (the recall log) and the journal history of that item. Links select other
-items (and so every view follows)."""
+items (and so every view follows).
+
+Curation starts here too: buttons above the text edit, link, merge, split or erase the item,
+and each chain link and relation has its own "weight / remove" or "edit / erase" links. They
+all go through the session's Curator (pulse_desktop/curation.py), onto the undo stack."""
 
 from __future__ import annotations
 
@@ -11,7 +15,15 @@ import sqlite3
 from typing import Any
 
 from PySide6.QtCore import QUrl
-from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QMenu,
+    QMessageBox,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.emotion.plutchik import EMOTIONS
 from core.errors import PulseError
@@ -51,6 +63,12 @@ def link(kind: str, item_id: int, text: str) -> str:
     return f'<a href="pulse://{kind}/{int(item_id)}">{esc(text)}</a>'
 
 
+def action(name: str, *ids: int, text: str) -> str:
+    """A curation link (pulse-act://NAME/ID/…) handled by the panel, not a selection."""
+    return (f'<a href="pulse-act://{name}/{"/".join(str(int(i)) for i in ids)}">'
+            f'{esc(text)}</a>')
+
+
 class DetailPanel(QWidget):
     def __init__(self, session: MemorySession, parent=None) -> None:
         super().__init__(parent)
@@ -60,8 +78,29 @@ class DetailPanel(QWidget):
         self.browser.setOpenExternalLinks(False)
         self.browser.document().setDefaultStyleSheet(CSS)
         self.browser.anchorClicked.connect(self._follow)
+        self.edit_button = self._button("Edit…", "Change what the importer got wrong", self.edit)
+        self.link_button = self._button("Link…", "Add a cause → effect link to another event",
+                                        self.add_link)
+        self.merge_button = self._button("Merge…", "Merge another entity into this one (or this "
+                                         "one into it), with a preview", self.merge)
+        self.more_button = QToolButton(text="More")
+        self.more_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        more = QMenu(self.more_button)
+        self.split_action = more.addAction("Split an alias out…", self.split_alias)
+        self.relation_action = more.addAction("Add a relation…", self.add_relation)
+        self.more_button.setMenu(more)
+        self.erase_button = self._button("Erase…", "Erase it everywhere, for good (a preview "
+                                         "shows what goes first)", self.erase)
+        bar = QHBoxLayout()
+        bar.setContentsMargins(0, 0, 0, 0)
+        bar.setSpacing(4)
+        for w in (self.edit_button, self.link_button, self.merge_button, self.more_button):
+            bar.addWidget(w)
+        bar.addStretch(1)
+        bar.addWidget(self.erase_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 8, 8, 8)
+        layout.addLayout(bar)
         layout.addWidget(self.browser)
         # bound methods, not lambdas: Qt drops them when this widget is deleted
         session.selected.connect(self.refresh)
@@ -72,7 +111,88 @@ class DetailPanel(QWidget):
     def text(self) -> str:
         return self.browser.toPlainText()
 
+    def _button(self, text: str, tip: str, slot) -> QToolButton:
+        button = QToolButton(text=text)
+        button.setToolTip(tip)
+        button.clicked.connect(lambda _checked=False: slot())
+        return button
+
+    def _update_buttons(self) -> None:
+        selection = self.session.selection if self.session.memory is not None else None
+        kind = selection[0] if selection else None
+        writable = selection is not None and not self.session.read_only
+        self.edit_button.setVisible(kind in ("event", "entity"))
+        self.link_button.setVisible(kind == "event")
+        self.merge_button.setVisible(kind == "entity")
+        self.more_button.setVisible(kind == "entity")
+        self.erase_button.setVisible(kind is not None)
+        for w in (self.edit_button, self.link_button, self.merge_button, self.more_button,
+                  self.erase_button):
+            w.setEnabled(writable)
+
+    # -- curation -------------------------------------------------------------------------------
+    def _curate(self, fn, *args):
+        """Run a Curator call; a refusal is a message box, never a crash."""
+        from pulse_desktop.curation import curator
+
+        try:
+            return fn(curator(self.session), *args)
+        except PulseError as exc:
+            self.session.message.emit(f"Not changed: {exc}")
+            QMessageBox.warning(self, "Not changed", str(exc))
+            return None
+
+    def edit(self):
+        kind, item_id = self.session.selection
+        if kind == "event":
+            return self._curate(lambda c: c.edit_event(item_id, self))
+        return self._curate(lambda c: c.edit_entity(item_id, self))
+
+    def add_link(self):
+        return self._curate(lambda c: c.add_link(self.session.selection[1], self))
+
+    def merge(self):
+        return self._curate(lambda c: c.merge(self.session.selection[1], self))
+
+    def split_alias(self):
+        return self._curate(lambda c: c.split_alias(self.session.selection[1], self))
+
+    def add_relation(self):
+        return self._curate(lambda c: c.add_relation(self.session.selection[1], self))
+
+    def erase(self):
+        kind, item_id = self.session.selection
+        conn = self.session.require().conn
+        if kind == "entity":
+            name = conn.execute("SELECT canonical_name FROM entities WHERE id = ?",
+                                (item_id,)).fetchone()
+            title = name[0] if name else f"entity {item_id}"
+            return self._curate(lambda c: c.erase([f"entity:{item_id}"], title, cascade=True,
+                                                  parent=self))
+        table = {"event": "SELECT title FROM events", "fact": "SELECT text FROM facts"}[kind]
+        row = conn.execute(f"{table} WHERE id = ?", (item_id,)).fetchone()
+        title = f"“{row[0][:60]}”" if row else f"{kind} {item_id}"
+        return self._curate(lambda c: c.erase([f"{kind}:{item_id}"], title, parent=self))
+
+    def _act(self, url: QUrl) -> None:
+        name = url.host()
+        try:
+            ids = [int(p) for p in url.path().strip("/").split("/")]
+        except ValueError:
+            return
+        if name == "unlink":
+            self._curate(lambda c: c.remove_link(*ids))
+        elif name == "link":
+            self._curate(lambda c: c.edit_link(*ids, parent=self))
+        elif name == "relation":
+            self._curate(lambda c: c.edit_relation(ids[0], self))
+        elif name == "erase-relation":
+            self._curate(lambda c: c.erase([f"relation:{ids[0]}"], "a relation", parent=self))
+
     def _follow(self, url: QUrl) -> None:
+        if url.scheme() == "pulse-act":
+            self._act(url)
+            return
         if url.scheme() != "pulse":
             return
         kind = url.host()
@@ -90,7 +210,7 @@ class DetailPanel(QWidget):
 
     def restore(self, event_id: int) -> None:
         """Unarchive an event (one journaled step, on the undo stack)."""
-        from pulse_desktop.review_view import ReviewCommand
+        from pulse_desktop.undo_commands import JournalCommand
 
         memory = self.session.memory
         if memory is None or self.session.read_only:
@@ -100,12 +220,13 @@ class DetailPanel(QWidget):
         except PulseError as exc:
             self.session.message.emit(f"Cannot restore event {event_id}: {exc}")
             return
-        self.session.undo_stack.push(ReviewCommand(self.session, out["seq"],
-                                                   f"Restore event {event_id}"))
+        self.session.undo_stack.push(JournalCommand(self.session, out["seq"],
+                                                    f"Restore event {event_id}", "all"))
         self.session.message.emit(f"Event {event_id} restored — Ctrl+Z archives it again")
         self.session.notify("all")
 
     def refresh(self, *_args) -> None:
+        self._update_buttons()
         memory = self.session.memory
         if memory is None:
             self.browser.setHtml("")
@@ -157,9 +278,13 @@ class DetailPanel(QWidget):
         if ev["absorbed_into"]:
             into = conn.execute("SELECT provenance FROM events WHERE id = ?",
                                 (ev["absorbed_into"],)).fetchone()
+            edited = conn.execute("SELECT 1 FROM journal WHERE subject = ? AND op = 'event.text'"
+                                  " LIMIT 1", (f"event:{ev['absorbed_into']}",)).fetchone()
             # a distilled pattern absorbs its members; a later version of a message replaces
-            # what the earlier one said (core/ingest/pipeline.py Writer._supersede)
-            verb = ("Absorbed into the pattern" if into is None or into[0] == "memory_pattern"
+            # what the earlier one said (core/ingest/pipeline.py Writer._supersede); a text
+            # edited here makes a new version too (core/curate/events.py)
+            verb = ("Replaced by the edited text, now" if edited else
+                    "Absorbed into the pattern" if into is None or into[0] == "memory_pattern"
                     else "Replaced by the edited message's")
             out.append(f"<p class=\"note\">{verb} "
                        + link("event", ev["absorbed_into"], f"event {ev['absorbed_into']}") + "</p>")
@@ -177,8 +302,11 @@ class DetailPanel(QWidget):
                         f"<td width='{width}' height='9' bgcolor='{EMOTION_COLORS.get(name, '#999')}'>"
                         f"</td></tr></table></td><td class='note'>{value:.2f}</td></tr>")
                 out.append("</table>")
-                out.append(f'<p class="note">{esc(emo["derivation"])} by {esc(emo["tagger"])}'
-                           f" {esc(emo['tagger_version'])}</p>")
+                if emo["derivation"] == "user_confirmed":
+                    out.append('<p class="note">confirmed by you (no import overwrites them)</p>')
+                else:
+                    out.append(f'<p class="note">{esc(emo["derivation"])} by '
+                               f"{esc(emo['tagger'])} {esc(emo['tagger_version'])}</p>")
         try:
             bio = json.loads(ev["biometrics"] or "{}")
         except ValueError:
@@ -204,8 +332,13 @@ class DetailPanel(QWidget):
         if chain:
             out.append("<h3>Chain</h3>")
             for r in chain:
+                pair = ((r["other"], event_id) if r["dir"] == "after" else (event_id, r["other"]))
+                tools = "" if self.session.read_only else (
+                    " · " + action("link", *pair, text="weight") + " · "
+                    + action("unlink", *pair, text="remove"))
                 out.append(f"<p>{esc(r['dir'])} {link('event', r['other'], r['title'])}"
-                           f" <span class='note'>· {esc(r['kind'])} {r['strength']:.2f}</span></p>")
+                           f" <span class='note'>· {esc(r['kind'])} {r['strength']:.2f}"
+                           f"{tools}</span></p>")
         obs_ids = [ev["source_observation"]] if ev["source_observation"] else []
         obs_ids += [r[0] for r in conn.execute(
             "SELECT observation_id FROM evidence WHERE row_kind = 'event' AND row_id = ?",
@@ -279,18 +412,23 @@ class DetailPanel(QWidget):
             if len(events) > MAX_LIST:
                 out.append(f'<p class="note">… and {len(events) - MAX_LIST} more</p>')
         rels = conn.execute(
-            "SELECT '→' AS dir, r.kind, r.strength, r.context, n.id AS other, n.canonical_name"
-            " FROM relations r JOIN entities n ON n.id = r.to_entity WHERE r.from_entity = ?"
-            " UNION ALL SELECT '←', r.kind, r.strength, r.context, n.id, n.canonical_name"
+            "SELECT '→' AS dir, r.kind, r.strength, r.context, n.id AS other, n.canonical_name,"
+            " r.id AS rel FROM relations r JOIN entities n ON n.id = r.to_entity"
+            " WHERE r.from_entity = ?"
+            " UNION ALL SELECT '←', r.kind, r.strength, r.context, n.id, n.canonical_name, r.id"
             " FROM relations r JOIN entities n ON n.id = r.from_entity WHERE r.to_entity = ?"
             " ORDER BY 3 DESC", (entity_id, entity_id)).fetchall()
         if rels:
             out.append(f"<h3>Relations ({len(rels)})</h3>")
             for r in rels[:MAX_LIST]:
                 ctx = f" — {esc(r['context'])}" if r["context"] else ""
+                tools = "" if self.session.read_only else (
+                    " · " + action("relation", r["rel"], text="edit") + " · "
+                    + action("erase-relation", r["rel"], text="erase"))
                 out.append(f"<p>{r['dir']} {esc(r['kind'].replace('_', ' '))} "
                            f"{link('entity', r['other'], r['canonical_name'])}"
-                           f" <span class='note'>· strength {r['strength']:.2f}{ctx}</span></p>")
+                           f" <span class='note'>· strength {r['strength']:.2f}{ctx}"
+                           f"{tools}</span></p>")
         obs_ids = [r[0] for r in conn.execute(
             "SELECT observation_id FROM evidence WHERE row_kind = 'entity' AND row_id = ?"
             " UNION SELECT v.observation_id FROM evidence v JOIN facts f ON f.id = v.row_id"

@@ -1,8 +1,12 @@
 """The Graph tab: the standalone viewer page (core.export) inside a QWebEngineView, talking to
 Qt over QWebChannel through one object named ``bridge`` (Anki's web-bridge pattern).
 
-page → Qt: ``bridge.nodeClicked(json)`` and ``bridge.viewerReady(json)``;
-Qt → page: the ``focusNode(id)`` signal (and ``searchRequested``, ``domainsRequested``).
+page → Qt: ``bridge.nodeClicked(json)``, ``bridge.viewerReady(json)`` and
+``bridge.linkRequested(json)`` (a shift-drag from one event to another: a cause → effect link,
+made through the undo stack);
+Qt → page: the ``focusNode(id)`` signal (and ``searchRequested``, ``domainsRequested``), and
+``pulseViewer.applyFilter`` with the navigator's filter (the session's), so the graph shows what
+every other view shows; a search keeps the matches' neighbours and highlights the matches.
 
 The page is built off the UI thread (its own read-only Memory) and loaded from a temporary
 file: ``setHtml`` silently fails past 2 MB and vis-network alone is ~0.7 MB. The web view is
@@ -42,6 +46,7 @@ class Bridge(QObject):
     domainsRequested = Signal(str)   # Qt → page: JSON list of domains to show
     clicked = Signal(dict)           # for Qt: a node was clicked in the page
     ready = Signal(dict)             # for Qt: the page has drawn
+    link = Signal(str, str)          # for Qt: shift-dragged from one node to another
 
     @Slot(str)
     def nodeClicked(self, payload: str) -> None:
@@ -51,6 +56,16 @@ class Bridge(QObject):
             return
         if isinstance(info, dict):
             self.clicked.emit(info)
+
+    @Slot(str)
+    def linkRequested(self, payload: str) -> None:
+        try:
+            info = json.loads(payload)
+        except ValueError:
+            return
+        if isinstance(info, dict) and isinstance(info.get("from"), str) \
+                and isinstance(info.get("to"), str):
+            self.link.emit(info["from"], info["to"])
 
     @Slot(str)
     def viewerReady(self, payload: str) -> None:
@@ -105,6 +120,7 @@ class GraphView(QWidget):
         self.bridge = Bridge(self)
         self.bridge.clicked.connect(self._on_clicked)
         self.bridge.ready.connect(self._on_ready)
+        self.bridge.link.connect(self._on_link)
         self.view = None            # QWebEngineView, created with the first page
         self.channel = None
         self.ready = False
@@ -128,6 +144,7 @@ class GraphView(QWidget):
         session.changed.connect(self._on_changed)
         session.selected.connect(self._on_selected)
         session.brushed.connect(self._on_brush)
+        session.filtered.connect(self._on_filter)
 
     # -- page lifecycle ------------------------------------------------------------------------
     def _on_opened(self) -> None:
@@ -240,6 +257,8 @@ class GraphView(QWidget):
         start, end = self.session.brush
         if start or end:
             self._on_brush(start, end)
+        if self.session.filter_result is not None:
+            self._on_filter(self.session.filter_result)
         focus = self._pending_focus
         if focus is None and self.session.selection:
             focus = node_id(*self.session.selection, conn=self.session.memory.conn
@@ -293,6 +312,41 @@ class GraphView(QWidget):
         self.run_js("(function(a){var v=window.pulseViewer;"
                     "if(v&&typeof v.setTimeRange==='function'){v.setTimeRange(a[0],a[1]);return true}"
                     "return false})(" + args + ")")
+
+    def filter_spec(self, result: dict[str, Any] | None) -> dict[str, Any]:
+        """The page's applyFilter argument for a session filter result."""
+        if result is None:
+            return {"allowed": None, "highlight": None}
+        allowed = ([f"en:{i}" for i in sorted(result["allowed_entities"])]
+                   + [f"ev:{i}" for i in sorted(result["allowed_events"])])
+        highlight = None
+        if self.session.item_filter.get("text"):
+            highlight = ([f"en:{i}" for i in sorted(result["text_entities"])]
+                         + [f"ev:{i}" for i in sorted(result["text_events"])])
+        return {"allowed": allowed, "highlight": highlight}
+
+    def _on_filter(self, result) -> None:
+        """Show what the navigator's filter lets through (a page not ready yet gets it in
+        _on_ready)."""
+        if not self.ready:
+            return
+        self.run_js("(function(a){var v=window.pulseViewer;"
+                    "if(v&&typeof v.applyFilter==='function'){return v.applyFilter(a)}"
+                    "return null})(" + json.dumps(self.filter_spec(result)) + ")")
+
+    def _on_link(self, source: str, target: str) -> None:
+        """A shift-drag from one event node to another: source caused target."""
+        a, b = selection_of({"id": source}), selection_of({"id": target})
+        if a is None or b is None or a[0] != "event" or b[0] != "event":
+            self.session.message.emit("A cause → effect link joins two events.")
+            return
+        if self.session.read_only:
+            self.session.message.emit(self.session.read_only_reason or "Open read-only.")
+            return
+        from pulse_desktop.curation import curator
+
+        if curator(self.session).link(a[1], b[1]) is None:
+            self.session.select("event", b[1])
 
     def shutdown(self) -> None:
         if self._job is not None:

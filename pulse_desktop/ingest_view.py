@@ -485,11 +485,16 @@ class IngestView(QWidget):
         memory = self.session.memory
         if memory is None:
             return
+        from pulse_desktop.undo_commands import push_journaled
+
         done = []
+        verb = "Approve" if approve else "Reject"
         for row in rows:
-            pid = self.proposals.item(row, 0).data(Qt.ItemDataRole.UserRole)
-            try:
-                result = memory.resolve_merge(int(pid), approve)
+            pid = int(self.proposals.item(row, 0).data(Qt.ItemDataRole.UserRole))
+            try:   # one undoable step each (Ctrl+Z puts the two entities back)
+                result = push_journaled(self.session, f"{verb} merge proposal {pid}",
+                                        lambda p=pid: memory.resolve_merge(p, approve),
+                                        what="entities")
             except Exception as exc:  # noqa: BLE001 - refused (kinds differ, fiction…)
                 QMessageBox.warning(self, "Merge proposal", str(exc))
                 self._say(str(exc))
@@ -499,5 +504,4 @@ class IngestView(QWidget):
         if done:
             self._say(f"{len(done)} proposal{'s' if len(done) != 1 else ''} "
                       f"{'approved' if approve else 'rejected'}.")
-            self.session.notify("entities")
         self.refresh_proposals()

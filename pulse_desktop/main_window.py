@@ -321,6 +321,14 @@ class MainWindow(QMainWindow):
         e.addAction(self.redo_action)
         e.addSeparator()
         e.addAction(self.beliefs.pin_action)
+        self.edit_item_action = self._action(
+            e, "&Edit selected…", lambda: self.detail.edit() if self._can_curate(
+                ("event", "entity")) else None, "F2",
+            "Edit the selected event or entity: text, emotions, domain, name, aliases, kind")
+        self.erase_item_action = self._action(
+            e, "E&rase selected…", lambda: self.detail.erase() if self._can_curate(
+                ("event", "entity", "fact")) else None, "Shift+Del",
+            "Erase the selected item everywhere, for good (a preview shows what goes first)")
         self._action(e, "&Find…", self.find, QKeySequence.StandardKey.Find,
                      "Search entities and events")
         self._action(e, "Clear time range", lambda: self.session.set_brush(None, None), None)
@@ -334,6 +342,14 @@ class MainWindow(QMainWindow):
 
         h = bar.addMenu("&Help")
         self._action(h, "About Pulse", self.about)
+
+    def _can_curate(self, kinds: tuple[str, ...]) -> bool:
+        selection = self.session.selection
+        if self.session.memory is None or selection is None or selection[0] not in kinds:
+            self.statusBar().showMessage("Select an item first (in the navigator, the graph, "
+                                         "the timeline or the beliefs table).", 8000)
+            return False
+        return True
 
     # -- state -----------------------------------------------------------------------------------
     def _on_opened(self) -> None:

@@ -1,6 +1,11 @@
 """The navigator: entities and events of the open memory, with search and filters by kind,
-domain and belief class. It honours the timeline's brush (only events in the range, and the
-entities those events name) and follows the shared selection."""
+domain and belief class. Its filter is the session's: the graph, the timeline and the beliefs
+table show what it shows. It honours the timeline's brush (only events in the range, and the
+entities those events name) and follows the shared selection.
+
+Both lists take multi-selections (Shift/Ctrl-click); the right-click menu acts on the selection:
+class, domain, floor, archivable, pin and erase for events; kind, domain, merge and erase for
+entities — each one undoable step, except erasure."""
 
 from __future__ import annotations
 
@@ -17,18 +22,22 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QComboBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QListView,
+    QMenu,
+    QMessageBox,
     QSplitter,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from core.beliefs import BELIEF_CLASSES, DOMAINS
+from core.beliefs import BELIEF_CLASSES, DOMAINS, ENTITY_KINDS
+from core.errors import PulseError
 from pulse_desktop.session import MemorySession
 from pulse_desktop.style import CLASS_COLORS, CLASS_NAMES, DOMAIN_COLORS, DOMAIN_NAMES
 
@@ -157,6 +166,7 @@ class NavigatorView(QWidget):
         session.changed.connect(self._on_changed)
         session.brushed.connect(self._on_brush)
         session.selected.connect(self._on_selected)
+        session.filtered.connect(self._populate)
         self._on_opened()
 
     def _list(self, model: ItemList, kind: str) -> QListView:
@@ -165,10 +175,144 @@ class NavigatorView(QWidget):
         view.setUniformItemSizes(True)
         view.setIconSize(QSize(10, 10))
         view.setAlternatingRowColors(False)
+        view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         view.selectionModel().currentChanged.connect(
             lambda current, _prev, k=kind: self._clicked(k, current))
         view.clicked.connect(lambda index, k=kind: self._clicked(k, index))
+        view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        view.customContextMenuRequested.connect(
+            lambda pos, k=kind, v=view: self._context_menu(k, v, pos))
         return view
+
+    # -- bulk actions on a multi-selection -------------------------------------------------------
+    def selected_ids(self, kind: str) -> list[int]:
+        """The selected rows of one list, in list order (the current row first if selected)."""
+        view = self.event_view if kind == "event" else self.entity_view
+        rows = sorted(i.row() for i in view.selectionModel().selectedRows())
+        ids = [int(view.model().index(r, 0).data(ID_ROLE)) for r in rows]
+        current = view.currentIndex()
+        if current.isValid() and int(current.data(ID_ROLE)) in ids:
+            first = int(current.data(ID_ROLE))
+            ids.remove(first)
+            ids.insert(0, first)
+        return ids
+
+    def _context_menu(self, kind: str, view: QListView, pos) -> None:
+        menu = self.event_menu() if kind == "event" else self.entity_menu()
+        if menu is not None:
+            menu.exec(view.viewport().mapToGlobal(pos))
+
+    def _curate(self, fn):
+        from pulse_desktop.curation import curator
+
+        try:
+            return fn(curator(self.session))
+        except PulseError as exc:
+            self._refused(str(exc))
+            return None
+
+    def _refused(self, text: str) -> None:
+        self.session.message.emit(f"Not changed: {text}")
+        QMessageBox.warning(self, "Not changed", text)
+
+    def bulk_events(self, fields: dict[str, Any] | None, label: str, *, pin: bool = False) -> bool:
+        ids = self.selected_ids("event")
+        if not ids:
+            return False
+        errors = self._curate(lambda c: c.set_beliefs([("event", i) for i in ids], fields,
+                                                      label, pin=pin))
+        if errors:
+            self._refused(errors[0])
+            return False
+        return errors is not None
+
+    def bulk_entities(self, label: str, **fields: Any) -> bool:
+        ids = self.selected_ids("entity")
+        errors = self._curate(lambda c: c.set_entities(ids, label, **fields)) if ids else None
+        if errors:
+            self._refused(errors[0])
+        return errors == []
+
+    def erase_selected(self, kind: str):
+        ids = self.selected_ids(kind)
+        if not ids:
+            return None
+        conn = self.session.require().conn
+        if kind == "entity" and len(ids) == 1:
+            name = conn.execute("SELECT canonical_name FROM entities WHERE id = ?",
+                                (ids[0],)).fetchone()[0]
+            return self._curate(lambda c: c.erase([f"entity:{ids[0]}"], name, cascade=True,
+                                                  parent=self))
+        noun = {"event": "events", "entity": "entities"}[kind]
+        title = f"{len(ids)} {noun}" if len(ids) > 1 else f"this {kind}"
+        return self._curate(lambda c: c.erase([f"{kind}:{i}" for i in ids], title, parent=self))
+
+    def event_menu(self) -> QMenu | None:
+        ids = self.selected_ids("event")
+        if not ids or self.session.read_only:
+            return None
+        menu = QMenu(self)
+        n = len(ids)
+        if n == 1:
+            menu.addAction("Edit…", lambda: self._curate(lambda c: c.edit_event(ids[0], self)))
+            menu.addAction("Link to another event…",
+                           lambda: self._curate(lambda c: c.add_link(ids[0], self)))
+        if n == 2:
+            conn = self.session.require().conn
+            a, b = sorted(ids, key=lambda i: conn.execute("SELECT ts FROM events WHERE id = ?",
+                                                          (i,)).fetchone()[0])
+            menu.addAction("Link the two (earlier → later)",
+                           lambda: self._curate(lambda c: c.link(a, b)))
+        menu.addSeparator()
+        cls = menu.addMenu(f"Class ({n})")
+        for c in BELIEF_CLASSES:
+            cls.addAction(CLASS_NAMES[c], lambda c=c: self.bulk_events(
+                {"belief_class": c}, f"Set class to {CLASS_NAMES[c]}"))
+        dom = menu.addMenu(f"Domain ({n})")
+        for d in DOMAINS:
+            dom.addAction(DOMAIN_NAMES[d], lambda d=d: self.bulk_events(
+                {"domain": d}, f"Move to {DOMAIN_NAMES[d]}"))
+        menu.addAction(f"Floor… ({n})", lambda: self._curate(
+            lambda c: c.floor([("event", i) for i in ids], self)))
+        arch = menu.addMenu(f"Archivable ({n})")
+        arch.addAction("Archivable", lambda: self.bulk_events({"archivable": 1},
+                                                              "Set archivable on"))
+        arch.addAction("Not archivable (pinned)", lambda: self.bulk_events(
+            {"archivable": 0}, "Set archivable off"))
+        menu.addAction(f"Pin as core wound ({n})", lambda: self.bulk_events(
+            None, "Pin as core wound", pin=True))
+        menu.addSeparator()
+        menu.addAction(f"Erase {n} event{'s' if n > 1 else ''}…",
+                       lambda: self.erase_selected("event"))
+        return menu
+
+    def entity_menu(self) -> QMenu | None:
+        ids = self.selected_ids("entity")
+        if not ids or self.session.read_only:
+            return None
+        menu = QMenu(self)
+        n = len(ids)
+        if n == 1:
+            menu.addAction("Edit…", lambda: self._curate(lambda c: c.edit_entity(ids[0], self)))
+            menu.addAction("Merge with…", lambda: self._curate(lambda c: c.merge(ids[0], self)))
+            menu.addAction("Split an alias out…",
+                           lambda: self._curate(lambda c: c.split_alias(ids[0], self)))
+        if n == 2:
+            menu.addAction("Merge the two…", lambda: self._curate(
+                lambda c: c.merge(ids[0], self, other=ids[1])))
+        menu.addSeparator()
+        kinds = menu.addMenu(f"Kind ({n})")
+        for k in ENTITY_KINDS:
+            kinds.addAction(k.replace("_", " "), lambda k=k: self.bulk_entities(
+                f"Set kind to {k.replace('_', ' ')}", kind=k))
+        dom = menu.addMenu(f"Domain ({n})")
+        for d in DOMAINS:
+            dom.addAction(DOMAIN_NAMES[d], lambda d=d: self.bulk_entities(
+                f"Move to {DOMAIN_NAMES[d]}", domain=d))
+        menu.addSeparator()
+        menu.addAction("Erase everything about them…" if n == 1 else f"Erase {n} entities…",
+                       lambda: self.erase_selected("entity"))
+        return menu
 
     # -- data --------------------------------------------------------------------------------
     def _on_opened(self) -> None:
@@ -183,10 +327,11 @@ class NavigatorView(QWidget):
                 self.kind.addItem(k.replace("_", " "), f"kind:{k}")
         self.kind.blockSignals(False)
         self._on_brush(*self.session.brush)
+        self.refresh()
 
     def _on_changed(self, what: str) -> None:
-        if what in ("all", "events", "entities", "beliefs"):
-            self.refresh()
+        if what in ("all", "events", "entities", "beliefs") and not self.session.item_filter:
+            self._populate()     # a filtered session re-emits `filtered`, which repopulates
 
     def _on_brush(self, start, end) -> None:
         if start or end:
@@ -195,9 +340,17 @@ class NavigatorView(QWidget):
             self.brush_box.show()
         else:
             self.brush_box.hide()
-        self.refresh()
+        self._populate()
 
     def refresh(self) -> None:
+        """Push the filter widgets to the session (every view follows), then fill the lists."""
+        if self.session.memory is not None and self.session.set_filter(
+                kind=self.kind.currentData(), domain=self.domain.currentData(),
+                belief_class=self.cls.currentData(), text=self.search.text()):
+            return                     # `filtered` has repopulated the lists
+        self._populate()
+
+    def _populate(self, *_args) -> None:
         memory = self.session.memory
         if memory is None:
             self.entities.set_items([])
@@ -206,12 +359,10 @@ class NavigatorView(QWidget):
             return
         conn = memory.conn
         kind = self.kind.currentData()
-        domain = self.domain.currentData()
-        cls = self.cls.currentData()
+        result = self.session.filter_result
         start, end = self.session.brush
-        words = [w for w in self.search.text().lower().split() if w]
 
-        show_events = kind in (None, "event")
+        show_events = kind is None or kind == "event" or str(kind).startswith("kind:")
         show_entities = kind != "event"
         self.event_box.setVisible(show_events)
         self.entity_box.setVisible(show_entities)
@@ -219,24 +370,18 @@ class NavigatorView(QWidget):
         events: list[tuple[int, str, str, str]] = []
         if show_events:
             where, args = ["absorbed_into IS NULL"], []
-            if domain:
-                where.append("domain = ?")
-                args.append(domain)
-            if cls:
-                where.append("belief_class = ?")
-                args.append(cls)
             if start:
                 where.append("ts >= ?")
                 args.append(start)
             if end:
                 where.append("ts <= ?")
                 args.append(end)
-            for w in words:
-                where.append("(lower(title) LIKE ? OR lower(description) LIKE ? OR lower(key) LIKE ?)")
-                args += [f"%{w}%"] * 3
             sql = ("SELECT id, key, title, ts, domain, belief_class, user_flag, archivable FROM events"
-                   f" WHERE {' AND '.join(where)} ORDER BY ts, id LIMIT {LIMIT}")
+                   f" WHERE {' AND '.join(where)} ORDER BY ts, id")
+            allowed = result["events"] if result else None
             for r in conn.execute(sql, args):
+                if allowed is not None and r["id"] not in allowed:
+                    continue
                 marks = " ⚓" if r["user_flag"] else ""
                 text = f"{r['ts'][:10]}  {r['title']}{marks}"
                 tip = (f"{r['title']}\n{r['key'] or ''} · {CLASS_NAMES.get(r['belief_class'])}"
@@ -244,44 +389,49 @@ class NavigatorView(QWidget):
                        + (" · anchor" if r["user_flag"] else "")
                        + (" · pinned" if not r["archivable"] else ""))
                 events.append((int(r["id"]), text, tip, CLASS_COLORS.get(r["belief_class"], "#888")))
+                if len(events) >= LIMIT:
+                    break
 
         entities: list[tuple[int, str, str, str]] = []
         if show_entities:
             where, args = ["1 = 1"], []
-            if kind and kind.startswith("kind:"):
-                where.append("n.kind = ?")
-                args.append(kind[5:])
-            if domain:
-                where.append("n.domain = ?")
-                args.append(domain)
-            if cls:
-                where.append("(EXISTS (SELECT 1 FROM facts f WHERE f.entity_id = n.id AND"
-                             " f.belief_class = ?) OR EXISTS (SELECT 1 FROM event_entities x"
-                             " JOIN events e ON e.id = x.event_id WHERE x.entity_id = n.id AND"
-                             " e.belief_class = ?))")
-                args += [cls, cls]
             if start or end:
                 where.append("EXISTS (SELECT 1 FROM event_entities x JOIN events e ON"
                              " e.id = x.event_id WHERE x.entity_id = n.id AND e.ts >= ? AND"
                              " e.ts <= ?)")
                 args += [start or "", end or "9999"]
-            for w in words:
-                where.append("(lower(n.canonical_name) LIKE ? OR lower(n.aliases) LIKE ? OR"
-                             " lower(n.description) LIKE ? OR lower(coalesce(n.key, '')) LIKE ?)")
-                args += [f"%{w}%"] * 4
             sql = ("SELECT n.id, n.canonical_name, n.kind, n.domain, n.salience FROM entities n"
-                   f" WHERE {' AND '.join(where)} ORDER BY n.salience DESC, n.canonical_name"
-                   f" LIMIT {LIMIT}")
+                   f" WHERE {' AND '.join(where)} ORDER BY n.salience DESC, n.canonical_name")
+            allowed = result["entities"] if result else None
             for r in conn.execute(sql, args):
+                if allowed is not None and r["id"] not in allowed:
+                    continue
                 tip = (f"{r['canonical_name']}\n{r['kind'].replace('_', ' ')} · "
                        f"{DOMAIN_NAMES.get(r['domain'])} · salience {r['salience']:.2f}")
                 entities.append((int(r["id"]), r["canonical_name"], tip,
                                  DOMAIN_COLORS.get(r["domain"], "#888")))
+                if len(entities) >= LIMIT:
+                    break
+        kept = {k: self.selected_ids(k) for k in ("event", "entity")}
         self.events.set_items(events)
         self.entities.set_items(entities)
         self._titles()
         if self.session.selection:
             self._on_selected(*self.session.selection)
+        self._reselect(kept)
+
+    def _reselect(self, kept: dict[str, list[int]]) -> None:
+        """A refresh (after a bulk edit, say) keeps the multi-selection that is still shown."""
+        for kind, view, model in (("event", self.event_view, self.events),
+                                  ("entity", self.entity_view, self.entities)):
+            if len(kept[kind]) < 2:
+                continue
+            selection = view.selectionModel()
+            for item in kept[kind]:
+                row = model.row_of(item)
+                if row is not None:
+                    selection.select(model.index(row, 0),
+                                     QItemSelectionModel.SelectionFlag.Select)
 
     def _titles(self) -> None:
         self.entity_title.setText(f"Entities · {len(self.entities.items)}")

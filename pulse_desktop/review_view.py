@@ -5,8 +5,8 @@ Later (L). "Run upkeep" looks for new proposals in a worker (nothing changes unt
 "Preview" is the same as a dry run.
 
 Engine side: Memory.review_queue / review / upkeep / upkeep_settings (core.memory). A decision
-is one journaled change set; it goes onto the app's undo stack (Ctrl+Z inverts that journal
-row, Ctrl+Shift+Z inverts the inversion).
+is one journaled change set; it goes onto the app's undo stack as a JournalCommand (Ctrl+Z
+inverts that journal row, Ctrl+Shift+Z inverts the inversion).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QKeySequence, QShortcut, QUndoCommand
+from PySide6.QtGui import QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -33,6 +33,7 @@ from core.errors import PulseError
 from core.memory import Memory
 from pulse_desktop import workers
 from pulse_desktop.session import MemorySession
+from pulse_desktop.undo_commands import JournalCommand
 
 EMPTY = ("Nothing is waiting for a decision.\n\nRun upkeep to look for events said twice, old "
          "faint memories and open questions past their time. It only proposes: nothing changes "
@@ -49,34 +50,6 @@ def review_count(session: MemorySession, view: QWidget | None = None) -> int | N
         return memory.review_count(now=getattr(view, "now", None))
     except Exception:  # noqa: BLE001 - an older memory, a locked file: no count, no crash
         return None
-
-
-class ReviewCommand(QUndoCommand):
-    """One decision already written (journal row `seq`). Undo and redo each invert the row
-    that is in effect, as new journal rows (core/trust/undo.py)."""
-
-    def __init__(self, session: MemorySession, seq: int, text: str) -> None:
-        super().__init__(text)
-        self.session = session
-        self.current = int(seq)
-        self._first = True
-
-    def redo(self) -> None:
-        if self._first:              # QUndoStack.push calls redo; the decision is written
-            self._first = False
-            return
-        self._invert("redo")
-
-    def undo(self) -> None:
-        self._invert("undo")
-
-    def _invert(self, what: str) -> None:
-        try:
-            self.current = int(self.session.require().undo(self.current)["seq"])
-        except PulseError as exc:
-            self.session.message.emit(f"Cannot {what} “{self.text()}”: {exc}")
-            self.setObsolete(True)
-        self.session.notify("all")
 
 
 class ReviewView(QWidget):
@@ -305,8 +278,8 @@ class ReviewView(QWidget):
             return None
         verb = {"accept": "Accepted", "reject": "Rejected", "later": "Later"}[action]
         if out.get("seq") is not None:
-            self.session.undo_stack.push(ReviewCommand(self.session, out["seq"],
-                                                       f"{verb}: {item['title']}"))
+            self.session.undo_stack.push(JournalCommand(self.session, out["seq"],
+                                                        f"{verb}: {item['title']}", "all"))
         self._select_next(item["ref"])
         self.session.message.emit(f"{verb}: {item['title']}"
                                   + (" — Ctrl+Z undoes it" if out.get("seq") else ""))
@@ -344,8 +317,9 @@ class ReviewView(QWidget):
             self.failed.emit(str(exc))
             return
         if out["journal_seq"] is not None:
-            self.session.undo_stack.push(ReviewCommand(
-                self.session, out["journal_seq"], f"Open questions expire after {days} days"))
+            self.session.undo_stack.push(JournalCommand(
+                self.session, out["journal_seq"], f"Open questions expire after {days} days",
+                "all"))
         self.refresh()
         self.session.message.emit(f"Open questions now expire after {days} days (upkeep "
                                   "proposes their dismissal; nothing is dismissed on its own).")

@@ -2,7 +2,9 @@
 
 Each tab gets a selection that shows it off: the graph focuses an entity, the timeline brushes
 a year, the beliefs table selects an axiom. A tab may offer ``prepare_screenshot()`` to fill
-itself (the playground runs a query, for example); it is called when present.
+itself (the playground runs a query, for example); it is called when present. Then two
+curation pictures: an event's edit dialog (``app-edit.png``) and, with the navigator searching
+the person, the preview of erasing everything about them (``app-erase.png``).
 """
 
 from __future__ import annotations
@@ -10,7 +12,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QPoint
+from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtWidgets import QApplication, QWidget
 
 from pulse_desktop.main_window import TABS, MainWindow
 
@@ -123,4 +127,57 @@ def take_screenshots(window: MainWindow, out_dir: Path, *, graph_timeout: float 
         save(name)
         if name == "Timeline":
             session.set_brush(None, None)
+    written += _curation_shots(window, out_dir, graph_timeout)
+    return written
+
+
+def _save_with_dialog(window: MainWindow, dialog: QWidget, path: Path) -> Path:
+    """The window with a dialog drawn where it sits over it (they are separate windows)."""
+    _settle(0.6)
+    picture = window.grab()
+    at = dialog.mapToGlobal(QPoint(0, 0)) - window.mapToGlobal(QPoint(0, 0))
+    if not picture.rect().contains(at):
+        at = QPoint((picture.width() - dialog.width()) // 2,
+                    (picture.height() - dialog.height()) // 2)
+    painter = QPainter(picture)
+    painter.fillRect(picture.rect(), QColor(20, 28, 40, 70))    # the window behind, dimmed
+    face = dialog.grab()
+    painter.setPen(QPen(QColor("#7d8aa3"), 2))
+    painter.drawRect(at.x() - 1, at.y() - 1, face.width() + 1, face.height() + 1)
+    painter.drawPixmap(at, face)
+    painter.end()
+    if not picture.save(str(path)):
+        raise RuntimeError(f"could not write {path}")
+    return path
+
+
+def _curation_shots(window: MainWindow, out_dir: Path, graph_timeout: float) -> list[Path]:
+    from pulse_desktop.curation import curator
+
+    session = window.session
+    written: list[Path] = []
+    conn = session.require().conn
+    event = _first_event(window, "e057")
+    person = conn.execute("SELECT id, canonical_name FROM entities WHERE key = 'p_tom'"
+                          ).fetchone() or conn.execute(
+        "SELECT id, canonical_name FROM entities WHERE kind = 'person' ORDER BY salience"
+        " LIMIT 1").fetchone()
+    window.show_tab("Graph")
+    _wait(lambda: window.graph.ready, graph_timeout)
+    if event is not None:
+        session.select("event", event)
+        dialog = curator(session).edit_event(event, window)
+        written.append(_save_with_dialog(window, dialog, out_dir / "app-edit.png"))
+        dialog.reject()
+    if person is not None:
+        window.navigator.search.setText(person[1])
+        window.navigator.refresh()
+        session.select("entity", int(person[0]))
+        _settle(1.5)            # the page fits what the search shows
+        dialog = curator(session).erase([f"entity:{person[0]}"], person[1], cascade=True,
+                                        parent=window)
+        written.append(_save_with_dialog(window, dialog, out_dir / "app-erase.png"))
+        dialog.reject()
+        window.navigator.search.clear()
+        window.navigator.refresh()
     return written

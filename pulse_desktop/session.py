@@ -1,5 +1,6 @@
 """The open memory, shared by every view: one Memory for the UI thread, the undo stack, the
-current selection and the time brush. Views listen to its signals instead of to each other."""
+current selection, the time brush and the item filter (kind, domain, class, search: set by the
+navigator, followed by every view). Views listen to its signals instead of to each other."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ class MemorySession(QObject):
                                       # selects everywhere
     brushed = Signal(object, object)  # (start ISO | None, end ISO | None) from the timeline
     message = Signal(str)             # a status-bar message for the user
+    filtered = Signal(object)         # the filter's result (Memory.filter_items) or None
     refused = Signal(str, str)        # (title, text): an action refused, shown in a dialog
     show_recall = Signal(int)         # open one recall-log record in the Recalls tab
 
@@ -30,6 +32,10 @@ class MemorySession(QObject):
         self.undo_stack = QUndoStack(self)
         self.selection: tuple[str, int] | None = None
         self.brush: tuple[str | None, str | None] = (None, None)
+        self.item_filter: dict[str, str] = {}
+        self.filter_result: dict | None = None
+        # connected before any view: the result is fresh when the views reload on a change
+        self.changed.connect(self._refilter)
         # (journal head, newest recall record) as this window last saw them
         # (pulse_desktop/live_refresh.py tells another program's changes from its own)
         self.marks: tuple[int, int] = (0, 0)
@@ -56,6 +62,7 @@ class MemorySession(QObject):
         self.memory = memory
         self.read_only_reason = reason
         self.undo_stack.clear()
+        self._compute_filter()
         self.opened.emit()
 
     def close(self) -> None:
@@ -64,6 +71,7 @@ class MemorySession(QObject):
         self.memory = None
         self.selection = None
         self.brush = (None, None)
+        self.filter_result = None
 
     def require(self) -> Memory:
         if self.memory is None:
@@ -82,3 +90,34 @@ class MemorySession(QObject):
 
     def notify(self, what: str = "all") -> None:
         self.changed.emit(what)
+
+    # -- one filter for every view ------------------------------------------------------------
+    def set_filter(self, *, kind: str | None = None, domain: str | None = None,
+                   belief_class: str | None = None, text: str = "") -> bool:
+        """The navigator's filter; every view shows what passes (see core/filters.py).
+        Returns whether it changed (and `filtered` was emitted)."""
+        wanted = {k: v for k, v in (("kind", kind), ("domain", domain),
+                                    ("belief_class", belief_class),
+                                    ("text", (text or "").strip())) if v}
+        if wanted == self.item_filter and (self.filter_result is not None) == bool(wanted):
+            return False
+        self.item_filter = wanted
+        self._compute_filter()
+        self.filtered.emit(self.filter_result)
+        return True
+
+    def _compute_filter(self) -> None:
+        result = None
+        if self.memory is not None and self.item_filter:
+            try:
+                result = self.memory.filter_items(**self.item_filter)
+            except PulseError as exc:
+                self.message.emit(f"Filter: {exc}")
+            if result is not None and not result["active"]:
+                result = None
+        self.filter_result = result
+
+    def _refilter(self, what: str) -> None:
+        if self.item_filter and what in ("all", "events", "entities", "beliefs"):
+            self._compute_filter()
+            self.filtered.emit(self.filter_result)

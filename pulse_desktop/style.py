@@ -72,6 +72,14 @@ QLabel#sectionTitle { color: #4a5566; font-weight: 600; font-size: 9pt;
 QLabel#banner { background: #fff4e0; color: #7a4a00; border: 1px solid #f0c36d;
                 border-radius: 6px; padding: 7px 10px; }
 QLabel#brushChip { background: #e8edff; color: #2c3e8c; border-radius: 9px; padding: 2px 8px; }
+QLabel#invariant { background: #eef2fb; color: #2c3e8c; border: 1px solid #cdd7f3;
+                   border-radius: 6px; padding: 6px 9px; }
+QLabel#dialogError { color: #b3261e; }
+QLabel#danger { background: #fdecea; color: #8c1d18; border: 1px solid #f1b5ae;
+                border-radius: 6px; padding: 7px 10px; }
+QPushButton#destructive { background: #c62828; color: #ffffff; border-color: #c62828;
+                          font-weight: 600; }
+QPushButton#destructive:disabled { background: #f0c9c6; color: #ffffff; border-color: #f0c9c6; }
 QStatusBar { background: #eef0f6; color: #4a5566; }
 QSplitter::handle { background: #f6f7fb; }
 QMenu { background: #ffffff; border: 1px solid #dfe3ec; }

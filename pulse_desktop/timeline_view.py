@@ -2,7 +2,8 @@
 class or by domain, coloured by dominant emotion, with marks for axioms (diamonds), anchors
 (a flag) and pinned rows (a dark ring); teal marks along the top are the moments the
 companion recalled something (pulse_desktop/timeline_recalls.py). Drag to brush a time range:
-the navigator, the beliefs table and the graph then show only that range.
+the navigator, the beliefs table and the graph then show only that range. It shows only the
+events the navigator's filter lets through (kind, domain, class, search).
 
 Mouse: wheel or Ctrl+wheel zooms around the pointer, Shift+wheel pans, right/middle drag pans,
 left drag brushes, click selects, double-click on empty space clears the range.
@@ -630,6 +631,8 @@ class TimelineView(QWidget):
         session.changed.connect(self._on_changed)
         session.brushed.connect(self._on_brush)
         session.selected.connect(self._on_selected)
+        session.filtered.connect(self._on_filter)
+        self.all_dots: list[Dot] = []
         self.reload()
 
     def _load_recalls(self) -> None:
@@ -637,10 +640,18 @@ class TimelineView(QWidget):
         self.canvas.recalls = timeline_recalls.marks_from(
             memory.recall_moments() if memory is not None else [], parse_ts)
 
+    def _filtered(self) -> list[Dot]:
+        result = self.session.filter_result
+        if result is None:
+            return self.all_dots
+        allowed = result["events"]
+        return [d for d in self.all_dots if d.id in allowed]
+
     def reload(self) -> None:
         memory = self.session.memory
         self._load_recalls()
-        self.canvas.set_dots(load_dots(memory.conn) if memory is not None else [])
+        self.all_dots = load_dots(memory.conn) if memory is not None else []
+        self.canvas.set_dots(self._filtered())
         self._on_brush(*self.session.brush)
         self._update_info()
 
@@ -661,11 +672,19 @@ class TimelineView(QWidget):
 
     def _reload_dots(self) -> None:
         self._stale = False
-        t0, t1 = self.canvas.t0, self.canvas.t1
         memory = self.session.memory
-        self.canvas.dots = load_dots(memory.conn) if memory is not None else []
-        self.canvas.t0, self.canvas.t1 = t0, t1   # an edit keeps the zoom
+        self.all_dots = load_dots(memory.conn) if memory is not None else []
+        self._keep_zoom(self._filtered())
+
+    def _on_filter(self, _result) -> None:
+        self._keep_zoom(self._filtered())
+
+    def _keep_zoom(self, dots: list[Dot]) -> None:
+        t0, t1 = self.canvas.t0, self.canvas.t1
+        self.canvas.dots = dots
+        self.canvas.t0, self.canvas.t1 = t0, t1   # an edit or a filter keeps the zoom
         self.canvas.update()
+        self._update_info()
 
     def _brushed_here(self, start, end) -> None:
         self._syncing = True
@@ -694,7 +713,9 @@ class TimelineView(QWidget):
         c = self.canvas
         start = datetime.fromtimestamp(c.t0, timezone.utc).strftime("%Y-%m-%d")
         end = datetime.fromtimestamp(c.t1, timezone.utc).strftime("%Y-%m-%d")
-        text = f"{len(c.dots)} events · showing {start} → {end}"
+        shown = (f"{len(c.dots)} of {len(self.all_dots)} events (the navigator's filter)"
+                 if self.session.filter_result is not None else f"{len(c.dots)} events")
+        text = f"{shown} · showing {start} → {end}"
         if c.brush:
             n = sum(1 for d in c.dots if c.brush[0] <= d.t <= c.brush[1])
             text += f" · range: {n} events"

@@ -220,3 +220,61 @@ def _roll_back(done: list[BeliefCommand], errors: list[str]) -> list[str]:
     if done:
         done[0].session.notify("beliefs")
     return errors
+
+
+# -- any journaled core operation ---------------------------------------------------------------
+
+class JournalCommand(QUndoCommand):
+    """One journaled core operation (a merge, a link, an emotion edit, a new text version…) on
+    the undo stack. Undo appends the core's inverse of its journal row (Memory.undo(seq)); redo
+    inverts that undo row in turn. The operation itself ran before the push, so the first
+    redo() that QUndoStack.push makes does nothing."""
+
+    def __init__(self, session: MemorySession, seq: int, text: str, what: str) -> None:
+        super().__init__(text)
+        self.session = session
+        self.seq = int(seq)          # the journal row now in effect (the op, then undo, redo…)
+        self.what = what             # which views refresh: "events", "entities", "beliefs"
+        self._first = True
+        self.error: str | None = None
+
+    def redo(self) -> None:
+        if self._first:
+            self._first = False
+        else:
+            self._flip("redo")
+        self.session.notify(self.what)
+
+    def undo(self) -> None:
+        self._flip("undo")
+        self.session.notify(self.what)
+
+    def _flip(self, what: str) -> None:
+        try:   # the core refuses when a later change (here or in another program) touched it
+            self.seq = int(self.session.require().undo(self.seq)["seq"])
+        except PulseError as exc:
+            self.error = f"Cannot {what} “{self.text()}”: {exc}"
+            self.session.message.emit(self.error)
+            self.session.refused.emit(f"Cannot {what}", self.error)
+            self.setObsolete(True)
+
+
+def journal_seq(result: Any) -> int | None:
+    """The journal seq a core operation returned (an int, a dict with "seq", or None)."""
+    if isinstance(result, dict):
+        result = result.get("seq")
+    return None if result is None or isinstance(result, bool) else int(result)
+
+
+def push_journaled(session: MemorySession, text: str, fn: Any, *, what: str = "all") -> Any:
+    """Run one journaled core operation and put it on the undo stack. Returns what fn returned
+    (None when nothing changed); PulseError propagates, and nothing is pushed."""
+    if session.read_only:
+        raise PulseError(session.read_only_reason or "This memory is open read-only.")
+    result = fn()
+    seq = journal_seq(result)
+    if seq is not None:
+        session.undo_stack.push(JournalCommand(session, seq, text, what))
+    else:
+        session.notify(what)
+    return result

@@ -441,7 +441,8 @@ def test_screenshots_cli_writes_one_png_per_tab(demo_copy, tmp_path):
     names = sorted(p.name for p in out.glob("*.png"))
     assert names == sorted(f"app-{t}.png" for t in ("graph", "timeline", "beliefs",
                                                      "playground", "corrections", "ingest",
-                                                     "recalls", "review"))
+                                                     "recalls", "review", "edit",
+                                                     "erase"))
     for p in out.glob("*.png"):
         assert p.stat().st_size > 20_000   # real content, not an empty window
         assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

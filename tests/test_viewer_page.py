@@ -290,13 +290,35 @@ def test_on_select_hook(viewer, exported):
     assert picked["id"] == node(exported, "cafe")
 
 
-def test_search_narrows_the_graph(viewer):
-    assert viewer.js("pulseViewer.search('vela')") == 2        # the character and its event
-    assert viewer.js("pulseViewer.visibleNodeCount()") == 2
-    hidden = viewer.js("pulseViewer.network.body.nodeIndices.length")
-    assert hidden == 2
-    assert viewer.js("pulseViewer.search('coffee black')") == 1   # facts are searched too
+def test_search_keeps_neighbours_and_highlights_matches(viewer, exported):
+    # "vela": the character and its event match; the ship, and the draft that features her,
+    # are their neighbours and stay visible; only the matches are highlighted
+    assert viewer.js("pulseViewer.search('vela')") == 4
+    shown = set(viewer.js("pulseViewer.visibleNodeIds()"))
+    assert shown == {node(exported, k) for k in ("hero", "e4", "ship", "book")}
+    assert viewer.js("pulseViewer.network.body.nodeIndices.length") == 4
+    assert viewer.js("pulseViewer.highlightedIds()") == sorted(
+        [node(exported, "hero"), node(exported, "e4")])
+    assert viewer.js(f"pulseViewer.network.body.nodes[{json.dumps(node(exported, 'hero'))}]"
+                     ".options.shadow.enabled") is True
+    # facts are searched too: Ana's coffee; her relations and events come along
+    assert viewer.js("pulseViewer.search('coffee black')") == 9
+    assert viewer.js("pulseViewer.highlightedIds()") == [node(exported, "ana")]
     assert viewer.js("pulseViewer.search('')") == 13
+    assert viewer.js("pulseViewer.highlightedIds()") == []
+    assert viewer.js(f"pulseViewer.network.body.nodes[{json.dumps(node(exported, 'hero'))}]"
+                     ".options.shadow.enabled") is False
+
+
+def test_host_filter_allows_and_highlights(viewer, exported):
+    allowed = [node(exported, k) for k in ("ana", "cafe", "gym", "e1", "hero")]
+    spec = {"allowed": allowed, "highlight": None}
+    assert viewer.js(f"pulseViewer.applyFilter({json.dumps(spec)})") == 5
+    spec["highlight"] = [node(exported, "cafe")]       # cafe, and its neighbours among allowed
+    assert viewer.js(f"pulseViewer.applyFilter({json.dumps(spec)})") == 3
+    assert set(viewer.js("pulseViewer.visibleNodeIds()")) == {
+        node(exported, k) for k in ("cafe", "ana", "e1")}
+    assert viewer.js("pulseViewer.applyFilter({allowed: null, highlight: null})") == 13
 
 
 def test_domain_filter_hides_fiction(viewer):
@@ -326,10 +348,11 @@ def test_time_range_hides_events_outside_it(viewer, exported):
     # open ends, inclusive bounds, and a timestamp without an offset read as UTC
     assert viewer.js("pulseViewer.setTimeRange(null, '2026-03-01T09:00:00Z')") == 10
     assert viewer.js("pulseViewer.setTimeRange('2026-03-02T09:00:00', null)") == 12
-    # it composes with the other filters: search 'vela' = the character and e4
+    # it composes with the other filters: search 'vela' = the character and e4, with the ship
+    # and the draft next to them; a range without e4 leaves the three entities
     assert viewer.js("pulseViewer.setTimeRange(null, null)") == 13
-    assert viewer.js("pulseViewer.search('vela')") == 2
-    assert viewer.js("pulseViewer.setTimeRange('2026-03-01T00:00:00Z', '2026-03-02T00:00:00Z')") == 1
+    assert viewer.js("pulseViewer.search('vela')") == 4
+    assert viewer.js("pulseViewer.setTimeRange('2026-03-01T00:00:00Z', '2026-03-02T00:00:00Z')") == 3
     assert viewer.js("pulseViewer.search('')") == 9 + 1
     assert viewer.js("pulseViewer.setDomainFilter(['fiction_content'])") == 2   # hero + ship
     assert viewer.js("pulseViewer.setTimeRange(null, null)") == 3              # + e4

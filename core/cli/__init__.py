@@ -21,6 +21,7 @@ COMMAND_MODULES = [
                               # guard, ledger, mcp
     "core.cli.export_cmds",   # export-html
     "core.cli.curate_cmds",   # merges list/approve/reject, glossary list/add/apply
+    "core.cli.edit_cmds",     # emotions, retext, entity, merge, split, link
     "core.cli.recall_cmds",   # recalls [show ID | settings]: the recall log
     "core.cli.upkeep_cmds",   # storylines, upkeep, upkeep-settings, questions, gaps, review,
                               # restore

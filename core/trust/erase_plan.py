@@ -167,7 +167,7 @@ class Plan:
 
     def label(self, kind: str, item: int) -> str:
         table = TABLE_OF[kind]
-        row = next((r for pk, r in self.rows.get(table, {}).items() if pk[0] == item), None)
+        row = self.rows.get(table, {}).get((item,))       # these tables have one-column keys
         if row is None:
             return f"{kind} {item}"
         if kind == "event":

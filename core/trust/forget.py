@@ -231,13 +231,31 @@ def _refs(refs: str | Sequence[str]) -> list[str]:
 
 def preview(memory: Any, refs: str | Sequence[str], *, cascade: bool = False,
             keep: Iterable[str] = ()) -> dict[str, Any]:
-    """What `forget` would erase, without writing anything."""
+    """What `forget` would erase, without writing anything. `recall_records`: how many records
+    of the recall log would lose an event or have a question that names the person blanked."""
     conn = conn_of(memory)
     plan = plan_erasure(conn, _refs(refs), cascade=cascade, keep=keep)
     _foreign(plan)
     return {"refs": [f"{k}:{i}" for k, i in plan.roots], "cascade": cascade,
             "items": plan.items(), "counts": plan.counts(), "rows": plan.table_counts(),
-            "names": list(plan.names), "kept_mentions": kept_mentions(plan)}
+            "names": list(plan.names), "kept_mentions": kept_mentions(plan),
+            "recall_records": _recall_records(conn, plan)}
+
+
+def _recall_records(conn: sqlite3.Connection, plan: Plan) -> int:
+    if not recall_log.exists(conn):
+        return 0
+    hit: set[int] = set()
+    if plan.events:
+        values = sorted(plan.events)
+        hit |= {int(r[0]) for r in conn.execute(
+            "SELECT DISTINCT log_id FROM recall_log_events WHERE event_id IN"
+            f" ({','.join('?' * len(values))})", values)}
+    names = name_pattern(plan.names)
+    if names is not None:
+        hit |= {int(r[0]) for r in conn.execute("SELECT id, query, state FROM recall_log")
+                if names.search(f"{r[1]}\n{r[2] or ''}")}
+    return len(hit)
 
 
 def forget(memory: Any, refs: str | Sequence[str], *, cascade: bool = False,

@@ -314,12 +314,51 @@
       for (var k = 0; k < b.length; k++) if (filters.cls.has(b[k])) { ok = true; break; }
       if (!ok) return false;
     }
-    if (searchText) {
-      if (!haystack) buildHaystack();
-      var words = searchText.split(/\s+/);
-      for (var w = 0; w < words.length; w++) if (words[w] && haystack[i].indexOf(words[w]) < 0) return false;
-    }
+    if (allowedSet && !allowedSet.has(n.id)) return false;
+    // a search keeps what it found and the nodes joined to it (a person and their events,
+    // relations); what it found is highlighted
+    if (searchHood && !searchHood.has(n.id)) return false;
+    if (hostHood && !hostHood.has(n.id)) return false;
     return true;
+  }
+  // what the host app allows (its own filter), and what its search matched
+  var allowedSet = null, hostHood = null, hostMatches = null;
+  var searchHood = null, searchMatches = null;
+  function neighbourhood(ids) {
+    var out = new Set(ids);
+    ids.forEach(function (id) {
+      (adjacency.get(id) || []).forEach(function (k) { var e = data.edges[k]; out.add(e[0]); out.add(e[1]); });
+    });
+    return out;
+  }
+  function searchMatchIds(text) {
+    if (!haystack) buildHaystack();
+    var words = text.split(/\s+/).filter(Boolean), out = [];
+    for (var i = 0; i < data.nodes.length; i++) {
+      var ok = true;
+      for (var w = 0; w < words.length; w++) if (haystack[i].indexOf(words[w]) < 0) { ok = false; break; }
+      if (ok) out.push(data.nodes[i].id);
+    }
+    return out;
+  }
+  // highlighted nodes: a glow and a thicker border, undone when the search changes
+  var highlighted = new Set();
+  var baseBorder = new Map(visNodes.map(function (n) { return [n.id, n.borderWidth]; }));
+  function updateHighlight() {
+    var want = new Set();
+    [hostMatches, searchMatches].forEach(function (list) { (list || []).forEach(function (id) { want.add(id); }); });
+    var changes = [];
+    highlighted.forEach(function (id) {
+      if (!want.has(id)) changes.push({ id: id, shadow: { enabled: false }, borderWidth: baseBorder.get(id) });
+    });
+    want.forEach(function (id) {
+      if (!highlighted.has(id) && nodeById.has(id)) {
+        changes.push({ id: id, borderWidth: 4,
+                       shadow: { enabled: true, color: "rgba(79,111,224,0.9)", size: 24, x: 0, y: 0 } });
+      }
+    });
+    highlighted = want;
+    if (changes.length) nodes.update(changes);
   }
   var visibleCount = data.nodes.length;
   function applyVisibility() {
@@ -401,7 +440,12 @@
   });
   function setSearch(text) {
     searchText = String(text || "").trim().toLowerCase();
-    return applyVisibility();
+    searchMatches = searchText ? searchMatchIds(searchText) : null;
+    searchHood = searchMatches ? neighbourhood(searchMatches) : null;
+    updateHighlight();
+    var count = applyVisibility();
+    if (searchMatches && count) fitVisible();
+    return count;
   }
 
   // -- clustering: one summary node per domain (our own, not vis clustering: fast at 20k) ----
@@ -706,6 +750,53 @@
     }
   });
 
+  // -- shift-drag from one event to another: ask the host to link them (cause → effect) -------
+  // Captured before vis-network sees the pointer, so the node does not move and the view does
+  // not pan; a dashed line follows the pointer until the button is released.
+  var linkDrag = null;
+  viewer.lastLinkRequest = null;
+  function pointerAt(ev) {
+    var rect = container.getBoundingClientRect();
+    return { x: ev.clientX - rect.left, y: ev.clientY - rect.top };
+  }
+  container.addEventListener("pointerdown", function (ev) {
+    if (!ev.shiftKey || ev.button !== 0) return;
+    var at = pointerAt(ev), id = network.getNodeAt(at);
+    if (id === undefined || String(id).indexOf("ev:") !== 0) return;
+    ev.preventDefault(); ev.stopPropagation();
+    linkDrag = { from: String(id), at: at };
+    tooltip.hidden = true;
+    status.textContent = "Drop on the event it led to";
+  }, true);
+  window.addEventListener("pointermove", function (ev) {
+    if (!linkDrag) return;
+    ev.preventDefault(); ev.stopPropagation();
+    linkDrag.at = pointerAt(ev);
+    network.redraw();
+  }, true);
+  window.addEventListener("pointerup", function (ev) {
+    if (!linkDrag) return;
+    ev.preventDefault(); ev.stopPropagation();
+    var from = linkDrag.from, to = network.getNodeAt(pointerAt(ev));
+    linkDrag = null;
+    status.textContent = "";
+    network.redraw();
+    if (to === undefined || String(to) === from) return;
+    if (String(to).indexOf("ev:") !== 0) { status.textContent = "A cause → effect link joins two events"; return; }
+    viewer.lastLinkRequest = { from: from, to: String(to) };
+    if (typeof viewer.onLink === "function") { try { viewer.onLink(viewer.lastLinkRequest); } catch (e) { /* host hook */ } }
+    notifyBridge("linkRequested", viewer.lastLinkRequest);
+  }, true);
+  network.on("afterDrawing", function (ctx) {
+    if (!linkDrag) return;
+    var a = network.getPosition(linkDrag.from), b = network.DOMtoCanvas(linkDrag.at);
+    ctx.save();
+    ctx.strokeStyle = "#d08a2c"; ctx.lineWidth = 2 / Math.max(network.getScale(), 0.2);
+    ctx.setLineDash([6, 4]);
+    ctx.beginPath(); ctx.moveTo(a.x, a.y); ctx.lineTo(b.x, b.y); ctx.stroke();
+    ctx.restore();
+  });
+
   // -- Qt bridge (QWebChannel), desktop app only ----------------------------------------------
   var bridge = null;
   function notifyBridge(method, payload) {
@@ -758,6 +849,26 @@
   viewer.setDomainFilter = function (list) { return setFilter(filters.domain, list, DOMAINS, syncDomain); };
   viewer.setKindFilter = function (list) { return setFilter(filters.kind, list, KINDS, syncKind); };
   viewer.setClassFilter = function (list) { return setFilter(filters.cls, list, CLASSES, syncClass); };
+  // The host app's filter: `allowed` (node ids, or null for all) and `highlight` (what its search
+  // matched, or null): shown are the allowed nodes — with a highlight, only those matched and
+  // their neighbours.
+  viewer.applyFilter = function (spec) {
+    spec = spec || {};
+    allowedSet = Array.isArray(spec.allowed) ? new Set(spec.allowed.map(String)) : null;
+    hostMatches = Array.isArray(spec.highlight) ? spec.highlight.map(String) : null;
+    hostHood = hostMatches ? neighbourhood(hostMatches) : null;
+    updateHighlight();
+    var count = applyVisibility();
+    if (hostMatches && count) fitVisible();
+    return count;
+  };
+  function fitVisible() {       // a search shows what it found, and what is next to it
+    var ids = viewer.visibleNodeIds();
+    if (ids.length && ids.length < data.nodes.length) {
+      network.fit({ nodes: ids, animation: large ? false : { duration: 300 } });
+    }
+  }
+  viewer.highlightedIds = function () { return Array.from(highlighted).sort(); };
   viewer.setTimeRange = function (start, end) {
     var a = toMs(start), b = toMs(end);
     if (a !== null && b !== null && a > b) { var t = a; a = b; b = t; }

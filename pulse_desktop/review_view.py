@@ -269,6 +269,7 @@ class ReviewView(QWidget):
         memory = self.session.memory
         if item is None or memory is None or self.session.read_only:
             return None
+        after = self._next_ref(item["ref"])
         try:
             out = memory.review(item["ref"], action, now=self.now)
         except PulseError as exc:
@@ -277,24 +278,26 @@ class ReviewView(QWidget):
             self.refresh()
             return None
         verb = {"accept": "Accepted", "reject": "Rejected", "later": "Later"}[action]
-        if out.get("seq") is not None:
+        if out.get("seq") is not None:   # pushing refreshes every view (JournalCommand)
             self.session.undo_stack.push(JournalCommand(self.session, out["seq"],
                                                         f"{verb}: {item['title']}", "all"))
-        self._select_next(item["ref"])
+        else:
+            self.session.notify("all")
+        row = self._row(after)
+        if row is not None:
+            self.tree.setCurrentItem(row)
         self.session.message.emit(f"{verb}: {item['title']}"
                                   + (" — Ctrl+Z undoes it" if out.get("seq") else ""))
-        self.session.notify("all")
         self.decided.emit(out)
         return out
 
-    def _select_next(self, ref: str) -> None:
+    def _next_ref(self, ref: str) -> str | None:
+        """The item to go on with once `ref` is decided: the next one, else the one before."""
         refs = [i["ref"] for i in self.items]
-        if ref in refs:
-            i = refs.index(ref)
-            after = refs[i + 1] if i + 1 < len(refs) else (refs[i - 1] if i else None)
-            row = self._row(after)
-            if row is not None:
-                self.tree.setCurrentItem(row)
+        if ref not in refs:
+            return None
+        i = refs.index(ref)
+        return refs[i + 1] if i + 1 < len(refs) else (refs[i - 1] if i else None)
 
     def _row(self, ref: str | None) -> QTreeWidgetItem | None:
         for g in range(self.tree.topLevelItemCount()):

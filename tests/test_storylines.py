@@ -245,3 +245,16 @@ def test_demo_memory_storylines(demo_db: Path, tmp_path: Path) -> None:
         assert len(stories) == 46 and all(s["kind"] == "chain" for s in stories)
         assert all(1 <= s["size"] <= 5 and s["summary"] for s in stories)
         assert memory.verify() == []
+
+
+def test_reading_a_storyline_never_moves_the_digest(story: Memory) -> None:
+    before = story.digest()
+    story.storylines()
+    assert story.digest() == before and refresh_rows(story) == 1
+    s1 = story.resolve_event("s1")
+    story.set_belief(s1, user_flag=1)
+    after_edit = story.digest()
+    story.retrieve("dance studio", storylines=True)        # may rewrite summaries
+    assert story.digest() == after_edit
+    story.undo()                                           # undo restores the digest
+    assert story.digest() == before

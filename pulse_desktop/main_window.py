@@ -211,10 +211,16 @@ class MainWindow(QMainWindow):
         self.banner.setObjectName("banner")
         self.banner.setWordWrap(True)
         self.banner.hide()
+        # says plainly when this memory's embeddings are not the default e5 (or cannot be made)
+        self.embedding_banner = QLabel()
+        self.embedding_banner.setObjectName("banner")
+        self.embedding_banner.setWordWrap(True)
+        self.embedding_banner.hide()
         centre = QWidget()
         cl = QVBoxLayout(centre)
         cl.setContentsMargins(0, 8, 0, 0)
         cl.addWidget(self.banner)
+        cl.addWidget(self.embedding_banner)
         cl.addWidget(self.tabs, 1)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.navigator)
@@ -246,6 +252,7 @@ class MainWindow(QMainWindow):
         self.session.changed.connect(self._update_review_count)
 
         self.session.opened.connect(self._on_opened)
+        self.session.changed.connect(self._update_embedding_banner)
         self.session.message.connect(self._show_message)
         self.session.refused.connect(self._refused)
         self.session.show_recall.connect(self._show_recall)
@@ -365,6 +372,7 @@ class MainWindow(QMainWindow):
             action.setEnabled(has)
         self.beliefs.pin_action.setEnabled(writable)
         self._update_review_count()
+        self._update_embedding_banner()
         if has:
             stats = self.session.memory.stats()["counts"]
             self.statusBar().showMessage(
@@ -379,6 +387,14 @@ class MainWindow(QMainWindow):
         self.review_status.setVisible(n is not None)
         if n is not None:
             self.review_status.setText(f"Review: {n}")
+
+    def _update_embedding_banner(self, *_args) -> None:
+        memory = self.session.memory
+        notice = None
+        if memory is not None:
+            notice = memory.embedding_notice(memory.embedding_model)
+        self.embedding_banner.setText(f"⚠  Embeddings: {notice}" if notice else "")
+        self.embedding_banner.setVisible(bool(notice))
 
     def _show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)

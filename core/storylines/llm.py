@@ -102,7 +102,7 @@ def summarise_with_model(memory: Any, alias: str, keys: Iterable[str] | None = N
                 runner.stats["budget_exhausted"] = True
                 out["budget_stopped"] = len(lines) - n + 1
                 break
-            value = runner._call(job, "summary", text, "write_summary",
+            value = runner._call(runner.cfg, job, "summary", text, "write_summary",
                                  "Record the storyline's title and summary.", SCHEMA, validate,
                                  system=SYSTEM)
             if value is None:

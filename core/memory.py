@@ -4,17 +4,19 @@ erase, correct, brief, undo, export.
 `Memory` is the one public Python API: the CLI, the desktop app and the MCP server are thin
 fronts over it and import nothing else from `core` but `core.errors` and the vocabulary modules
 (`core.beliefs`, `core.emotion.plutchik`); tests/test_architecture.py checks this. Its methods
-live in five modules for size: here (lifecycle, encryption, import, retrieval, belief edits,
+live in six modules for size: here (lifecycle, encryption, import, retrieval, belief edits,
 integrity), `core.memory_curation` (files in, merges, glossary, entity and event edits, links,
 the graph viewer), `core.memory_trust` (erasure, corrections, brief, verdicts, undo, journal
-files), `core.memory_live` (the recall log, change marks for live views, atomic edits) and
-`core.memory_privacy` (policies, boundaries, what a companion receives).
+files), `core.memory_live` (the recall log, change marks for live views, atomic edits),
+`core.memory_privacy` (policies, boundaries, what a companion receives) and
+`core.memory_upkeep` (storylines, upkeep, open questions, knowledge gaps, the review queue).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,7 @@ from core.memory_curation import CurationOps
 from core.memory_live import LiveOps
 from core.memory_privacy import PrivacyOps
 from core.memory_trust import TrustOps
+from core.memory_upkeep import UpkeepOps
 from core.store import db, journal, records
 from core.store.commands import transaction
 from core.store.digest import digest as content_digest
@@ -48,7 +51,7 @@ def demo_corpus_path() -> Path:
     return Path(__file__).resolve().parent.parent / "resources" / "demo" / "demo_memory.json"
 
 
-class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps):
+class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
     """One memory file. Not thread-safe: give each thread its own Memory."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path, read_only: bool = False) -> None:
@@ -208,37 +211,84 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps):
             self._scorer = Scorer(self.conn, self.embedding_model, self.embedder)
         return self._scorer
 
-    def retrieve(self, query: str, *, log: str | None = None, tool: str = "retrieve",
-                 **options: Any) -> dict[str, Any]:
-        """Ranked events with their breakdown (the `pulse retrieve --json` shape).
+    def retrieve(self, query: str, *, storylines: bool = False, log: str | None = None,
+                 tool: str = "retrieve", **options: Any) -> dict[str, Any]:
+        """Ranked events with their breakdown (the `pulse retrieve --json` shape); with
+        `storylines`, one entry per storyline instead (`{"storylines": [...]}`, docs/cli.md).
 
-        options: top_k, scorer, state (UserState or dict), now (datetime or ISO), chain,
-        domains, settings (ScorerSettings or dict of overrides). With `log` (the client's name:
-        "cli", or the MCP client's) the answer is written to the recall log as `tool`.
+        options: top_k, scorer (pulse | dense | v2 | cosine | bm25; v3 and hybrid are aliases),
+        state (UserState or dict), now (datetime or ISO), chain, domains, settings
+        (ScorerSettings or dict of overrides), abstain (False: never answer "nothing
+        relevant"). With `log` (the client's name: "cli", or the MCP client's) the answer is
+        written to the recall log as `tool` (for storylines: each entry's best member, in
+        order — no summary text).
 
         Policies apply (docs/privacy.md): events behind a do_not_probe boundary the query does
-        not name are withheld (counted in "withheld"), redacted names show as their label."""
+        not name are withheld (counted in "withheld"), redacted names show as their label; a
+        storyline with a withheld member is shown by its best match instead of its summary."""
         from core.privacy.outside import OutsideView
 
         view = OutsideView(self.conn)
         hidden = view.withheld(query)
-        top_k = int(options.get("top_k", 10))
-        asked = {**options, "top_k": top_k + len(hidden)} if hidden else options
-        out = view.results(self.scorer.retrieve(self.request(query, **asked)), query, top_k)
+
+        def ranked(request: Any) -> dict[str, Any]:
+            asked = replace(request, top_k=request.top_k + len(hidden)) if hidden else request
+            return view.results(self.scorer.retrieve(asked), query, request.top_k)
+
+        request = self.request(query, **options)
+        if storylines:
+            out = self._retrieve_storylines(request, ranked)
+            out["storylines"] = [view.storyline(entry, hidden) for entry in out["storylines"]]
+        else:
+            out = ranked(request)
         if log is not None:
-            request = {k: v for k, v in options.items() if k not in ("state", "settings")}
+            logged = {k: v for k, v in options.items() if k not in ("state", "settings")}
+            served = out
+            if storylines:
+                logged["storylines"] = True
+                served = {k: v for k, v in out.items() if k != "storylines"}
+                served["results"] = [entry["best"] for entry in out["storylines"]]
             self.log_recall(tool, log, query=query, state=options.get("state"),
-                            request=request, output=out)
+                            request=logged, output=served)
         return out
 
     def explain(self, event: str | int, query: str, **options: Any) -> dict[str, Any]:
         event_id = records.resolve_event(self.conn, event)
         return self.scorer.explain(event_id, self.request(query, **options))
 
+    def why(self, event: str | int | None = None, *, query: str | None = None,
+            depth: int | None = None, **options: Any) -> dict[str, Any]:
+        """What led to an event: its causes from the event chains, roots first (each with its
+        hops and the links to what it led to). Give the event, or a query whose best match is
+        the event (retrieve options apply; a query that abstains answers with no event)."""
+        if (event is None) == (query is None):
+            raise PulseError("why: give an event or a query (one of them)")
+        request = self.request(query or "why", **{**options, "top_k": 1})
+        depth = request.settings.chain_depth if depth is None else depth
+        if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= 50:
+            raise PulseError(f"why: depth must be a whole number in 1..50, got {depth!r}")
+        out: dict[str, Any] = {"query": query, "depth": depth, "abstained": False,
+                               "abstain_reason": None, "event": None, "causes": []}
+        if query is not None:
+            found = self.scorer.retrieve(request)
+            if found["abstained"] or not found["results"]:
+                return out | {"abstained": True, "abstain_reason": found["abstain_reason"]
+                              or "nothing relevant: no event matches the query"}
+            event_id = found["results"][0]["id"]
+        else:
+            event_id = records.resolve_event(self.conn, event)
+        row = self.event(event_id)
+        out["event"] = {k: row[k] for k in ("id", "key", "title", "ts", "domain",
+                                           "belief_class", "user_flag")}
+        out["event"]["text"] = row["description"] or row["title"]
+        out["causes"] = self.scorer.causes(event_id, depth, request.domains)
+        return out
+
     @staticmethod
-    def request(query: str, *, top_k: int = 10, scorer: str = "v3", state: Any = None,
+    def request(query: str, *, top_k: int = 10, scorer: str = "pulse", state: Any = None,
                 now: datetime | str | None = None, chain: bool = False,
-                domains: Iterable[str] | str | None = None, settings: Any = None):
+                domains: Iterable[str] | str | None = None, settings: Any = None,
+                abstain: bool = True):
         from core.beliefs import domain_list
         from core.scoring.scorer import Request, parse_iso
         from core.scoring.settings import DEFAULT_SETTINGS, ScorerSettings
@@ -254,7 +304,7 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps):
             settings = DEFAULT_SETTINGS.with_overrides(settings)
         return Request(query=query, top_k=top_k, scorer=scorer, state=state, now=now,
                        chain=bool(chain), domains=tuple(domains) if domains else None,
-                       settings=settings)
+                       settings=settings, abstain=bool(abstain))
 
     # -- vocabulary and settings (no memory needed) ----------------------------------------
 

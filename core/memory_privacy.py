@@ -64,9 +64,13 @@ class PrivacyOps:
         text inside the <memory_data> frame (core/privacy/frame.py)."""
         from core.privacy.frame import MEMORY_NOTE, wrap_fields
 
-        out = self.retrieve(query, **options)
-        out = {**out, "frame": MEMORY_NOTE,
-               "results": [wrap_fields(r, ("title", "text")) for r in out["results"]]}
+        out = {**self.retrieve(query, **options), "frame": MEMORY_NOTE}
+        if "storylines" in out:
+            out["storylines"] = [{**wrap_fields(e, ("title", "summary")),
+                                  "best": wrap_fields(e["best"], ("title", "text"))}
+                                 for e in out["storylines"]]
+        else:
+            out["results"] = [wrap_fields(r, ("title", "text")) for r in out["results"]]
         return out
 
     def companion_event(self, event: str | int) -> dict[str, Any]:

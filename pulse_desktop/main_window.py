@@ -43,12 +43,14 @@ from pulse_desktop.session import MemorySession
 from pulse_desktop.style import app_icon
 from pulse_desktop.timeline_view import TimelineView
 
-TABS = ("Graph", "Timeline", "Beliefs", "Playground", "Corrections", "Ingest", "Recalls")
+TABS = ("Graph", "Timeline", "Beliefs", "Playground", "Corrections", "Ingest", "Recalls",
+        "Review")
 # Tabs built when first shown: (module, class). A tab that fails to import shows why instead.
 EXTERNAL_TABS = {"Playground": ("pulse_desktop.playground_view", "PlaygroundView"),
                  "Corrections": ("pulse_desktop.corrections_view", "CorrectionsView"),
                  "Ingest": ("pulse_desktop.ingest_view", "IngestView"),
-                 "Recalls": ("pulse_desktop.recalls_view", "RecallsView")}
+                 "Recalls": ("pulse_desktop.recalls_view", "RecallsView"),
+                 "Review": ("pulse_desktop.review_view", "ReviewView")}
 FILE_FILTER = "Pulse memory (*.db *.sqlite *.pulse);;All files (*)"
 
 
@@ -201,7 +203,8 @@ class MainWindow(QMainWindow):
                 "Try a query and see every term of the score (Ctrl+4)",
                 "Corrections and the brief the companion gets (Ctrl+5)",
                 "Import conversations and notes (Ctrl+6)",
-                "What the companion recalled, when, for which question (Ctrl+7)"]
+                "What the companion recalled, when, for which question (Ctrl+7)",
+                "What waits for your decision: merges, archival, open questions (Ctrl+8)"]
         for i, tip in enumerate(tips):
             self.tabs.setTabToolTip(i, tip)
 
@@ -240,6 +243,14 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.stack)
         self._build_menus()
         self.statusBar().showMessage("Open a memory to begin.")
+        self.review_status = QPushButton()
+        self.review_status.setFlat(True)
+        self.review_status.setStyleSheet("QPushButton { border: none; color: #3455c9; "
+                                         "padding: 0 8px; }")
+        self.review_status.setToolTip("Items waiting for your decision (the Review tab, Ctrl+8)")
+        self.review_status.clicked.connect(lambda: self.show_tab("Review"))
+        self.statusBar().addPermanentWidget(self.review_status)
+        self.session.changed.connect(self._update_review_count)
 
         self.session.opened.connect(self._on_opened)
         self.session.changed.connect(self._update_embedding_banner)
@@ -358,6 +369,7 @@ class MainWindow(QMainWindow):
                        self.close_action):
             action.setEnabled(has)
         self.beliefs.pin_action.setEnabled(writable)
+        self._update_review_count()
         self._update_embedding_banner()
         if has:
             stats = self.session.memory.stats()["counts"]
@@ -365,6 +377,14 @@ class MainWindow(QMainWindow):
                 f"{self.session.path} · {stats['events']} events · {stats['entities']} entities"
                 f" · journal {stats['journal']} rows" + (" · read-only" if reason else ""))
         self._update_title()
+
+    def _update_review_count(self, *_args) -> None:
+        from pulse_desktop.review_view import review_count
+
+        n = review_count(self.session, getattr(self.views.get("Review"), "widget", None))
+        self.review_status.setVisible(n is not None)
+        if n is not None:
+            self.review_status.setText(f"Review: {n}")
 
     def _update_embedding_banner(self, *_args) -> None:
         memory = self.session.memory

@@ -118,7 +118,8 @@ def build_graph(memory_or_conn: Any, *, include_events: bool = False,
             "SELECT id, key, title, description, ts, sentiment, sentiment_label,"
             " emotional_weight, intensity, belief_class, confidence_floor, archivable,"
             " provenance, domain, user_flag, source_observation FROM events"
-            f" WHERE domain IN ({marks}) AND absorbed_into IS NULL ORDER BY ts, id", keep):
+            f" WHERE domain IN ({marks}) AND absorbed_into IS NULL AND archived = 0"
+            f" ORDER BY ts, id", keep):
         events[int(vid)] = {
             "id": event_node(vid), "db_id": int(vid), "key": key, "title": title,
             "description": description or "", "ts": ts, "sentiment": float(sentiment),

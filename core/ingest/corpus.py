@@ -22,7 +22,7 @@ from core.store.sqlite import sqlite3
 FORMAT = "pulse-corpus/1"
 TOP_KEYS = {"format", "now", "entities", "relations", "events", "facts"}
 ENTITY_KEYS = {"key", "name", "kind", "aliases", "domain", "policy", "role_label",
-               "do_not_probe"}
+               "do_not_probe", "is_self"}
 RELATION_KEYS = {"from", "to", "kind", "strength"}
 EVENT_KEYS = {"key", "title", "description", "ts", "belief_class", "confidence_floor",
               "archivable", "user_flag", "domain", "sentiment", "sentiment_label", "emotions",
@@ -135,7 +135,8 @@ def validate(data: Any, source: str = "corpus") -> dict[str, Any]:
                   "domain": c.choice("domain", beliefs.DOMAINS, "real"),
                   "policy": c.choice("policy", POLICIES, "full"),
                   "role_label": " ".join(c.text("role_label").split()),
-                  "do_not_probe": bool(c.flag("do_not_probe", 0))}
+                  "do_not_probe": bool(c.flag("do_not_probe", 0)),
+                  "is_self": bool(c.flag("is_self", 0))}
         if entity["policy"] == "redact" and not entity["role_label"]:
             raise ValidationError(f"{c.label}: policy redact needs a role_label "
                                   "(e.g. \"[ex-partner]\")")
@@ -261,7 +262,8 @@ def import_plan(conn: sqlite3.Connection, plan: dict[str, Any], *, captured_at: 
             entity_ids[ent["key"]] = records.add_entity(
                 conn, actor=actor, name=ent["name"], kind=ent["kind"], key=ent["key"],
                 aliases=ent["aliases"], domain=ent["domain"], policy=ent["policy"],
-                role_label=ent["role_label"], do_not_probe=ent["do_not_probe"])
+                role_label=ent["role_label"], do_not_probe=ent["do_not_probe"],
+                is_self=ent["is_self"])
             summary["entities"] += 1
         for rel in plan["relations"]:
             exists = conn.execute(

@@ -94,6 +94,17 @@ class OutsideView:
             out["withheld"] = {"behind_boundary": dropped}
         return out
 
+    def storyline(self, entry: dict[str, Any], hidden: set[int]) -> dict[str, Any]:
+        """A storyline entry as the outside view may show it: a summary written over a
+        withheld member could quote it, so the best match stands for the storyline instead."""
+        if not hidden & set(entry["members"]):
+            return {**entry, "title": self.text(entry["title"]),
+                    "summary": self.text(entry["summary"])}
+        best = entry["best"]
+        members = [m for m in entry["members"] if m not in hidden]
+        return {**entry, "title": best["title"], "summary": best["text"], "method": "event",
+                "members": members, "size": len(members)}
+
     def event_detail(self, detail: dict[str, Any]) -> dict[str, Any]:
         event = dict(detail["event"])
         for key in ("title", "description"):

@@ -129,15 +129,16 @@ def _read_identity(path: Path, *, immutable: bool, page_check: bool,
         tables = {
             row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
         }
-        version = 0
+        version, applied = 0, frozenset()
         if "schema_version" in tables:
-            row = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()
-            version = int(row[0] or 0)
+            applied = frozenset(int(r[0]) for r in conn.execute(
+                "SELECT version FROM schema_version"))
+            version = max(applied, default=0)
         if page_check and path.stat().st_size <= _QUICK_CHECK_LIMIT:
             result = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
             if result != "ok":
                 raise StoreError(f"{path}: the memory file is damaged ({result})")
-        return app_id, version, len(tables)
+        return app_id, version, len(tables), applied
     finally:
         conn.close()
 
@@ -231,7 +232,7 @@ def _pending(path: Path, key: str | None) -> bool:
     try:
         if key is not None:
             conn.execute(cipher.key_pragma(key))
-        return bool(known - _applied(conn))
+        return bool(known - applied_versions(conn))
     except sqlite3.Error:
         return False
     finally:
@@ -280,7 +281,7 @@ def schema_version(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version").fetchone()[0])
 
 
-def _applied(conn: sqlite3.Connection) -> set[int]:
+def applied_versions(conn: sqlite3.Connection) -> set[int]:
     if not conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='schema_version'"
                         ).fetchone():
         return set()
@@ -291,8 +292,7 @@ def migrate(conn: sqlite3.Connection) -> int:
     """Apply every migration not yet applied, each in its own transaction, in order. Returns
     the new version. Numbers are reserved per piece of work and may land out of order (007
     before 006): a missing one is applied even when a higher one already is."""
-    current = schema_version(conn)
-    done = _applied(conn)
+    done = applied_versions(conn)
     for version, name, sql in migrations():
         if version in done:
             continue
@@ -314,8 +314,8 @@ def migrate(conn: sqlite3.Connection) -> int:
         except Exception:
             conn.execute("ROLLBACK")
             raise
-        current = version
-    return current
+        done.add(version)
+    return schema_version(conn)
 
 
 def _split_sql(sql: str) -> list[str]:

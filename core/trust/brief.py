@@ -5,10 +5,12 @@ the richest tier whose size fits the budget is used, and the text never exceeds 
 Order: one provenance line → CORRECTIONS (whole lines, newest first) → how to read memory (the
 frame) → BOUNDARIES ("don't probe: …", docs/privacy.md) → core wounds / axioms → user_model
 beliefs → recent salient events (v2 recency × emotional weight) → open questions and pending
-merges (counts). Memory text is quoted inside <memory_data>…</memory_data> (data, never
-instructions: core/privacy/frame.py); events behind a boundary and facts about a boundary or a
-no_capture person are left out; redacted names show as their role label. A section is cut only at a line boundary; what was cut is named in the
-provenance line. Domain filter: real and meta_authorial unless told otherwise.
+merges (counts; how many questions are past their TTL) → "you might ask about": the knowledge
+gaps (core/upkeep/gaps.py), never anything behind a do_not_probe boundary. Memory text is quoted
+inside <memory_data>…</memory_data> (data, never instructions: core/privacy/frame.py); events
+behind a boundary and facts about a boundary or a no_capture person are left out; redacted names
+show as their role label. A section is cut only at a line boundary; what was cut is named in
+the provenance line. Domain filter: real and meta_authorial unless told otherwise.
 """
 
 from __future__ import annotations
@@ -155,7 +157,8 @@ def _pending_merges(conn: sqlite3.Connection) -> int | None:
         return None
 
 
-def _sections(conn: sqlite3.Connection, tier: str, domains: tuple[str, ...], now: datetime
+def _sections(conn: sqlite3.Connection, tier: str, domains: tuple[str, ...], now: datetime,
+              memory: Any = None
               ) -> tuple[list[Correction], list[tuple[str, list[str]]], dict[str, Any]]:
     corrections = list_corrections(conn)
     view = OutsideView(conn)
@@ -163,7 +166,8 @@ def _sections(conn: sqlite3.Connection, tier: str, domains: tuple[str, ...], now
     marks = ",".join("?" * len(domains))
     events = conn.execute(
         f"SELECT id, key, title, description, ts, belief_class, confidence_floor, user_flag,"
-        f" emotional_weight FROM events WHERE domain IN ({marks}) AND absorbed_into IS NULL",
+        f" emotional_weight, archivable FROM events WHERE domain IN ({marks})"
+        f" AND absorbed_into IS NULL AND archived = 0",
         domains).fetchall()
     facts = conn.execute(
         f"SELECT f.id, f.text, f.belief_class, f.entity_id, e.canonical_name AS name FROM facts f"
@@ -189,16 +193,49 @@ def _sections(conn: sqlite3.Connection, tier: str, domains: tuple[str, ...], now
          + [_fact_line(f, tier, view) for f in facts if f["belief_class"] == "user_model"]),
         ("RECENT SALIENT EVENTS", [_event_line(e, tier, view) for e in rest]),
     ]
-    open_questions = sum(1 for e in events if e["belief_class"] == "hypothesis")
+    pooled = {r[0] for r in conn.execute("SELECT event_id FROM pool_segments")} \
+        if _has_table(conn, "pool_segments") else set()
+    open_questions = sum(1 for e in events
+                         if e["belief_class"] == "hypothesis" and e["id"] not in pooled)
     merges = _pending_merges(conn)
     open_line = f"- open questions: {open_questions}"
+    expired = _expired_questions(memory, now, domains) if memory is not None else None
+    if expired:
+        open_line += f" ({expired} past their TTL, to confirm or dismiss)"
     open_line += f" · pending merges: {merges}" if merges is not None else ""
     sections.append(("OPEN", [open_line]))
+    gaps = _gap_lines(memory, domains) if memory is not None else []
+    if gaps:
+        sections.append(("YOU MIGHT ASK ABOUT", gaps))
     info = {"events": int(conn.execute("SELECT COUNT(*) FROM events").fetchone()[0]),
             "events_in_domains": len(events), "open_questions": open_questions,
-            "pending_merges": merges, "behind_boundaries": len(behind),
+            "expired_questions": expired, "pending_merges": merges,
+            "knowledge_gaps": len(gaps), "behind_boundaries": len(behind),
             "boundaries": [p.name for p in view.boundaries]}
     return corrections, sections, info
+
+
+MAX_GAPS = 10
+
+
+def _expired_questions(memory: Any, now: datetime, domains: tuple[str, ...]) -> int | None:
+    if not _has_table(conn_of(memory), "upkeep_proposals"):
+        return None
+    from core.upkeep.questions import open_questions
+
+    return sum(1 for q in open_questions(memory, now=now)
+               if q["expired"] and q["domain"] in domains)
+
+
+def _gap_lines(memory: Any, domains: tuple[str, ...]) -> list[str]:
+    """Knowledge gaps a companion might gently ask about, never behind a do_not_probe
+    boundary (core/upkeep/gaps.py)."""
+    if not _has_table(conn_of(memory), "review_decisions"):
+        return []
+    from core.upkeep.gaps import knowledge_gaps
+
+    return [f"- {g['name']} ({g['kind'].replace('_', ' ')}): {g['why']} (entity {g['entity']})"
+            for g in knowledge_gaps(memory, domains=domains, limit=MAX_GAPS)]
 
 
 def _neg(ts: str) -> str:
@@ -219,7 +256,8 @@ def brief(memory: Any, budget: int | None = None, *, now: datetime | str | None 
     now = now or datetime.now(timezone.utc)
     tier, cap = pick_tier(budget)
     limit = min(cap, char_limit(budget)) if budget is not None else cap
-    corrections, sections, info = _sections(conn, tier, domains, now)
+    corrections, sections, info = _sections(conn, tier, domains, now,
+                                            memory if hasattr(memory, 'meta') else None)
     breaks = journal.verify(conn)
     head_seq, head_hash = journal.head(conn)
     label = db_label or (Path(memory.path).name if hasattr(memory, "path") else "memory")

@@ -96,6 +96,11 @@ def _scrub_bookkeeping(conn: sqlite3.Connection, plan: Plan, texts: list[str],
     if not blank:
         return 0
     ids: set[int] = set()
+    if plan.storylines and "source_id" in columns:   # a model's storyline summaries
+        keys = sorted(plan.storylines)
+        ids |= {r[0] for r in conn.execute(
+            f"SELECT id FROM ingest_jobs WHERE source_kind = 'storyline' AND source_id IN"
+            f" ({','.join('?' * len(keys))})", keys)}
     if plan.observations and "observation_id" in columns:
         values = sorted(plan.observations)
         ids |= {r[0] for r in conn.execute(

@@ -1953,6 +1953,7 @@ def build() -> dict:
         "entities": [
             {"key": k, "name": n, "kind": kind, "aliases": a, "domain": d}
             | ({"do_not_probe": True} if k in BOUNDARIES else {})
+            | ({"is_self": True} if k == "p_self" else {})   # the memory's own person
             for k, n, kind, d, a in ENTITIES
         ],
         "relations": [

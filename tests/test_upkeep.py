@@ -292,11 +292,14 @@ def test_knowledge_gaps_respect_do_not_probe(mem: Memory) -> None:
     text = mem.brief(20000, now=NOW)["text"]
     section = text.split("YOU MIGHT ASK ABOUT", 1)[1]
     assert "The Blue Cup" in section and "Greg Holm" in section
-    assert "Elm Clinic" not in text and "Kim Sato" not in text
+    assert "Elm Clinic" not in section and "Kim Sato" not in section
+    assert "don't probe: Elm Clinic" in text       # a boundary is stated, never asked about
     mem.review(f"gap:{gaps['Greg Holm']['entity']}", "reject", now=NOW)
     assert mem.conn.execute("SELECT do_not_probe FROM entities WHERE key = 'p_greg'"
                             ).fetchone()[0] == 1
-    assert "Greg Holm" not in mem.brief(20000, now=NOW)["text"]
+    text = mem.brief(20000, now=NOW)["text"]
+    assert "Greg Holm" not in text.split("YOU MIGHT ASK ABOUT", 1)[-1]
+    assert "don't probe: Greg Holm" in text        # rejected: a boundary from now on
     mem.undo()
     assert "Greg Holm" in {g["name"] for g in mem.knowledge_gaps()}
 

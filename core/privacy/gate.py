@@ -29,9 +29,23 @@ class PolicyGate:
             self.skipped[entity_id] = self.skipped.get(entity_id, 0) + n
         if gated.text is None:
             return None
-        if not gated.changed:
+        # the turns around it reach the LLM's prompt and the evidence too: gated the same way
+        prior = tuple(t for t in map(self._neighbour, msg.prior) if t is not None)
+        context = self._neighbour(msg.context) if msg.context is not None else None
+        if not gated.changed and prior == msg.prior and context is msg.context:
             return msg
-        return dataclasses.replace(msg, text=gated.text, speaker=gated.speaker)
+        return dataclasses.replace(msg, text=gated.text, speaker=gated.speaker, prior=prior,
+                                   context=context)
+
+    def _neighbour(self, turn: formats.Message) -> formats.Message | None:
+        """A neighbouring turn with the policies applied; counted when it passes itself."""
+        gated = self.policies.gate(turn.text, turn.speaker)
+        if gated.text is None:
+            return None
+        if not gated.changed:
+            return turn
+        return dataclasses.replace(turn, text=gated.text, speaker=gated.speaker, prior=(),
+                                   context=None)
 
     def flush(self, memory: Any) -> dict[str, int]:
         """Record the counts (journaled) and return {"withheld_segments": n} for the summary."""

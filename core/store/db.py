@@ -90,8 +90,9 @@ def _truncated(path: Path) -> bool:
     return change_counter == valid_for and pages * page_size > path.stat().st_size
 
 
-def _inspect(path: Path, key: str | None = None) -> tuple[int, int, int]:
-    """(application_id, schema version, number of tables), read through SQLite without writing.
+def _inspect(path: Path, key: str | None = None) -> tuple[int, int, int, frozenset[int]]:
+    """(application_id, schema version, number of tables, the migration versions applied), read
+    through SQLite without writing.
 
     With no WAL beside the file it is opened immutable, so not even a -wal/-shm file appears;
     if a WAL shows up meanwhile (another process opened the memory), it is read again the
@@ -115,7 +116,7 @@ def _inspect(path: Path, key: str | None = None) -> tuple[int, int, int]:
 
 
 def _read_identity(path: Path, *, immutable: bool, page_check: bool,
-                   key: str | None = None) -> tuple[int, int, int]:
+                   key: str | None = None) -> tuple[int, int, int, frozenset[int]]:
     flags = "&immutable=1" if immutable else ""
     try:
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro{flags}", uri=True,
@@ -176,7 +177,7 @@ def connect(path: str | Path, *, create: bool = False, read_only: bool = False,
         secret = cipher.resolve(passphrase, path)
         key = cipher.derive(secret, salt)
     if exists:
-        app_id, version, n_tables = _inspect(path, key)
+        app_id, version, n_tables, applied = _inspect(path, key)
         if app_id != APPLICATION_ID and n_tables > 0:
             raise StoreError(f"{path}: a SQLite file of another program, not a Pulse memory")
         if version > latest_version():
@@ -184,7 +185,8 @@ def connect(path: str | Path, *, create: bool = False, read_only: bool = False,
                 f"{path}: written by a newer Pulse (schema {version}, this version knows "
                 f"{latest_version()}); upgrade Pulse to open it"
             )
-        if 0 < version and not read_only and _pending(path, key):
+        pending = [v for v, _, _ in migrations() if v not in applied]
+        if 0 < version and pending and not read_only:
             backup = path.with_name(f"{path.name}.bak-{version}")
             _checkpoint_copy(path, backup, key, salt)
     else:
@@ -219,24 +221,6 @@ def connect(path: str | Path, *, create: bool = False, read_only: bool = False,
             raise BusyError(busy_message(path)) from None
         raise StoreError(f"{path}: cannot prepare the memory ({exc})") from None
     return conn
-
-
-def _pending(path: Path, key: str | None) -> bool:
-    """Whether a migration would run on this file (read without writing)."""
-    known = {v for v, _, _ in migrations()}
-    try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
-                               timeout=BUSY_TIMEOUT_MS / 1000)
-    except sqlite3.Error:
-        return False
-    try:
-        if key is not None:
-            conn.execute(cipher.key_pragma(key))
-        return bool(known - applied_versions(conn))
-    except sqlite3.Error:
-        return False
-    finally:
-        conn.close()
 
 
 def _checkpoint_copy(path: Path, backup: Path, key: str | None = None,

@@ -297,8 +297,8 @@ class PulseTools:
             depth = _int("why", "depth", depth, 1, MAX_WHY_DEPTH)
         domains = _domains("why", a.get("domains"))
         try:
-            return _finite(self.memory.why(event, query=query, depth=depth,
-                                           domains=domains or None))
+            return _finite(self.memory.companion_why(event, query=query, depth=depth,
+                                                     domains=domains or None))
         except PulseError as exc:
             raise ToolError(f"why: {exc}") from None
 

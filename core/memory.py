@@ -270,7 +270,7 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
         out: dict[str, Any] = {"query": query, "depth": depth, "abstained": False,
                                "abstain_reason": None, "event": None, "causes": []}
         if query is not None:
-            found = self.scorer.retrieve(request)
+            found = self.retrieve(query, **{**options, "top_k": 1})   # policies apply
             if found["abstained"] or not found["results"]:
                 return out | {"abstained": True, "abstain_reason": found["abstain_reason"]
                               or "nothing relevant: no event matches the query"}
@@ -282,7 +282,7 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
                                            "belief_class", "user_flag")}
         out["event"]["text"] = row["description"] or row["title"]
         out["causes"] = self.scorer.causes(event_id, depth, request.domains)
-        return out
+        return self._outside_why(out, query or "")
 
     @staticmethod
     def request(query: str, *, top_k: int = 10, scorer: str = "pulse", state: Any = None,

@@ -73,6 +73,43 @@ class PrivacyOps:
             out["results"] = [wrap_fields(r, ("title", "text")) for r in out["results"]]
         return out
 
+    def _outside_why(self, out: dict[str, Any], query: str) -> dict[str, Any]:
+        """A why answer with the policies applied: causes behind a boundary the query does not
+        name are left out (counted in "withheld"), names relabelled."""
+        from core.privacy.outside import OutsideView
+
+        view = OutsideView(self.conn)
+        hidden = view.withheld(query)
+        kept = [c for c in out["causes"] if c["id"] not in hidden]
+        dropped = len(out["causes"]) - len(kept)
+        # a cause beyond a withheld one stays, without the link that would point at it
+        out = {**out, "causes": [{**c, "title": view.text(c["title"]),
+                                  "text": view.text(c["text"]),
+                                  "led_to": [x for x in c.get("led_to", [])
+                                             if x["id"] not in hidden]} for c in kept]}
+        if out["event"] is not None:
+            out["event"] = {**out["event"], "title": view.text(out["event"]["title"]),
+                            "text": view.text(out["event"]["text"])}
+        return out | ({"withheld": {"behind_boundary": dropped}} if dropped else {})
+
+    def companion_why(self, event: str | int | None = None, **options: Any) -> dict[str, Any]:
+        """`why` as a companion gets it (MCP why): refused for an event behind a boundary,
+        causes behind one left out, every title and text inside the <memory_data> frame."""
+        from core.errors import PulseError
+        from core.privacy.frame import MEMORY_NOTE, wrap_fields
+        from core.privacy.outside import OutsideView
+
+        if event is not None:
+            person = OutsideView(self.conn).boundary(self.event_detail(event)["event"]["id"])
+            if person is not None:
+                raise PulseError(f"event {event} is behind a boundary the person set "
+                                 f"(don't probe: {person.name})")
+        out = self.why(event, **options)
+        if out["event"] is not None:
+            out["event"] = wrap_fields(out["event"], ("title", "text"))
+        out["causes"] = [wrap_fields(c, ("title", "text")) for c in out["causes"]]
+        return {**out, "frame": MEMORY_NOTE}
+
     def companion_event(self, event: str | int) -> dict[str, Any]:
         """One event as a companion may see it (MCP get_event): refused behind a boundary,
         names per policy, text framed as data."""

@@ -100,6 +100,30 @@ def test_mcp_recall_and_get_event_respect_the_boundary(mem: Memory) -> None:
     assert opened["results"][0]["key"] == "e4"
 
 
+def test_why_and_storylines_respect_the_boundary(mem: Memory) -> None:
+    """The scan (behind the boundary) caused the calm walk: why the walk names no cause, why
+    the scan is refused to a companion, and a storyline over both shows no word of the scan."""
+    from core.mcp_server import PulseTools, ToolError
+
+    mem.link_events("e4", "e5")
+    mem.link_events("e3", "e4")
+    out = mem.why("e5", now=NOW)
+    assert [c["key"] for c in out["causes"]] == ["e3"]    # e4 withheld; e3 kept, unlinked
+    assert out["causes"][0]["led_to"] == [] and out["withheld"] == {"behind_boundary": 1}
+    tools = PulseTools(mem)
+    with pytest.raises(ToolError) as err:
+        tools.call("why", {"event": "e4"})
+    assert "behind a boundary" in str(err.value)
+    answer = tools.call("why", {"query": "scan heartbeat hospital"})
+    assert answer["event"] is None or answer["event"]["key"] != "e4"
+    assert "did not speak" not in json.dumps(answer)
+    stories = tools.call("recall", {"query": "calm walk river", "storylines": True,
+                                    "top_k": 3})
+    assert stories["storylines"] and "did not speak" not in json.dumps(stories)
+    walk = next(s for s in stories["storylines"] if s["best"]["key"] == "e5")
+    assert mem.resolve_event("e4") not in walk["members"]
+
+
 def test_boundary_set_and_lifted_from_the_cli_journaled(tmp_path: Path, mem: Memory) -> None:
     path = mem.path
     mem.close()

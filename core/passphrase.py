@@ -62,7 +62,8 @@ def from_env_or_prompt(path: str | Path, *, env: str = ENV, confirm: bool = Fals
             return value
         typed = _tty_prompt(f"{what} for {path}: ")
         if typed is None:
-            raise PulseError(f"{path}: a {what} is needed; set {env} or run from a terminal")
+            raise PulseError(f"{path}: a {what} is needed{_looks_encrypted(path)}; set {env} "
+                             "or run from a terminal")
         if not typed:
             raise PulseError(f"{path}: the {what} is empty; nothing was changed")
         if confirm:
@@ -106,3 +107,13 @@ def keyring_delete(path: str | Path) -> None:
         keyring.delete_password(KEYRING_SERVICE, _account(path))
     except Exception:  # noqa: BLE001 - nothing stored is the same as deleted
         return
+
+
+def _looks_encrypted(path: str | Path) -> str:
+    """Random bytes cannot be told from an encrypted memory: the line says so."""
+    from core.store import cipher
+
+    try:
+        return " (it is encrypted, or not a Pulse memory)" if cipher.is_encrypted(path) else ""
+    except OSError:
+        return ""

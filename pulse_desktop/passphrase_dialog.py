@@ -76,7 +76,10 @@ class PassphraseDialog(QDialog):
         try:
             self.calls["try_open"](text)
         except PassphraseError:
-            self._fail("Wrong passphrase: the memory did not open, and nothing was changed.")
+            # an encrypted file is random bytes from its first one: a damaged or foreign file
+            # looks the same, so the message names both
+            self._fail("Wrong passphrase (or not a Pulse memory): it did not open, and "
+                       "nothing was changed.")
             self.edit.selectAll()
             self.edit.setFocus()
             return

@@ -79,8 +79,8 @@ def test_cli_reads_the_environment_else_refuses_without_a_terminal(encrypted: Pa
     none = cli(encrypted, "stats")
     assert none.returncode == 1
     assert none.stderr.strip().splitlines() == [
-        f"pulse: {encrypted}: a passphrase is needed; set PULSE_PASSPHRASE or run from a "
-        "terminal"]
+        f"pulse: {encrypted}: a passphrase is needed (it is encrypted, or not a Pulse memory); "
+        "set PULSE_PASSPHRASE or run from a terminal"]
     wrong = cli(encrypted, "retrieve", "harbour", env={"PULSE_PASSPHRASE": "nope"})
     assert wrong.returncode == 1 and len(wrong.stderr.strip().splitlines()) == 1
     assert "wrong passphrase" in wrong.stderr
@@ -178,7 +178,9 @@ def test_encrypting_converts_the_backups_and_migration_backups_stay_encrypted(
     # a migration of the encrypted memory backs it up encrypted, with the same passphrase
     _downgrade(db, "k")
     with Memory.open(db, passphrase="k") as memory:
-        assert memory.stats()["schema_version"] == 7
+        from core.store import db as store_db
+
+        assert 7 in store_db.applied_versions(memory.conn)     # 007 applied again
     made = [p for p in tmp_path.glob("m.db.bak-*") if p != plain_backup]
     assert len(made) == 1, made            # named after the schema it had (m.db.bak-N)
     backup = made[0]

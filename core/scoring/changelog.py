@@ -7,8 +7,9 @@ events changed since — whether this process or another one wrote them.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass, field
+
+from core.store.sqlite import sqlite3
 
 # Above this many changed events a full reload is cheaper than row-by-row updates.
 RELOAD_SHARE = 0.25

@@ -18,7 +18,6 @@ changed events than a quarter of the rows, costs a full reload.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 
 import numpy as np
@@ -29,6 +28,7 @@ from core.scoring.changelog import RELOAD_SHARE, Changes, changes_since, current
 
 __all__ = ["CLASS_CODES", "DOMAIN_CODES", "EventIndex", "IndexCache", "current_rev",
            "iso_to_epoch_days", "load_index", "neighbours"]
+from core.store.sqlite import sqlite3
 
 CLASS_CODES = {name: i for i, name in enumerate(BELIEF_CLASSES)}
 DOMAIN_CODES = {name: i for i, name in enumerate(DOMAINS)}
@@ -64,7 +64,7 @@ _SELECT = (
     f" FROM event_embeddings v JOIN events e ON e.id = v.event_id"
     f" LEFT JOIN event_emotions m ON m.event_id = e.id"
     f" LEFT JOIN observations o ON o.id = e.source_observation"
-    f" WHERE v.model = ? AND e.absorbed_into IS NULL")
+    f" WHERE v.model = ? AND e.absorbed_into IS NULL AND e.archived = 0")
 
 # name → (dtype, shape of one row or None for the matrix, value of a fresh row)
 _COLUMNS: dict[str, tuple[type, tuple[int, ...] | None, float]] = {
@@ -313,9 +313,9 @@ def load_index(conn: sqlite3.Connection, model: str) -> EventIndex:
     """Read every vector of `model` into preallocated arrays, a block of rows at a time, so the
     peak is one matrix and not a list of rows plus a joined copy (1M × 384 is 1.5 GB)."""
     rev = current_rev(conn)
-    n, dim = conn.execute(
-        "SELECT COUNT(*), MAX(v.dim) FROM event_embeddings v JOIN events e ON e.id = v.event_id"
-        " WHERE v.model = ? AND e.absorbed_into IS NULL", (model,)).fetchone()
+    where = " WHERE v.model = ? AND e.absorbed_into IS NULL AND e.archived = 0"
+    join = " FROM event_embeddings v JOIN events e ON e.id = v.event_id"
+    n, dim = conn.execute(f"SELECT COUNT(*), MAX(v.dim){join}{where}", (model,)).fetchone()
     n, dim = int(n), int(dim or 0)
     index = EventIndex(model, dim, capacity=n + n // 64 + 256, rev=rev)
     cursor = conn.execute(f"{_SELECT} ORDER BY e.id", (model,))

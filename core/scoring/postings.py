@@ -12,7 +12,7 @@ with f the word's count in the row (title and description), D the row's length i
 avgdl the mean length, N the rows of the full-text index and n those containing the word.
 
 A word's postings are read the first time a query uses it and kept (a conversation reuses its
-words); row lengths, and the absorbed flag and domain of each event, are dense arrays by event
+words); row lengths, and the absorbed-or-archived flag and domain of each event, are dense arrays by event
 id. All are kept current through the change log: a changed event's words are re-read by
 tokenising its text with the same FTS5 tokenizer in a private in-memory table.
 """
@@ -20,7 +20,6 @@ tokenising its text with the same FTS5 tokenizer in a private in-memory table.
 from __future__ import annotations
 
 import math
-import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -30,6 +29,7 @@ import numpy as np
 from core.beliefs import DOMAINS
 from core.scoring.changelog import RELOAD_SHARE, Changes, changes_since, current_rev
 from core.scoring.lexical import fts_words
+from core.store.sqlite import sqlite3
 
 K1, B = 1.2, 0.75
 TOKENIZE = "porter unicode61 remove_diacritics 2"   # as events_fts (migration 001)
@@ -133,7 +133,7 @@ class Postings:
             self.length[doc], self.in_fts[doc] = float(_varints(size)), True
 
     def _read_events(self, conn: sqlite3.Connection, ids: list[int] | None) -> None:
-        sql = "SELECT id, absorbed_into IS NOT NULL, domain FROM events"
+        sql = "SELECT id, absorbed_into IS NOT NULL OR archived <> 0, domain FROM events"
         chunks = [None] if ids is None else [ids[i: i + _CHUNK] for i in range(0, len(ids), _CHUNK)]
         for part in chunks:
             if part is not None:

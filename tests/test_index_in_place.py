@@ -91,6 +91,13 @@ def apply(memory: Memory, op: str, a: int, b: int) -> None:
             memory.remember(TEXTS[b % len(TEXTS)], f"2026-10-{1 + b % 28:02d}T10:00:00Z")
         elif op == "forget":
             memory.forget(f"event:{x}")
+        elif op == "dismiss":       # a hypothesis dismissed is archived: it leaves the index
+            memory.dismiss_question(x)
+        elif op == "restore":       # and comes back
+            archived = memory.conn.execute("SELECT id FROM events WHERE archived = 1"
+                                           " ORDER BY id").fetchall()
+            if archived:
+                memory.restore(archived[b % len(archived)][0])
         elif op == "undo":
             memory.undo()
     except PulseError:
@@ -98,15 +105,17 @@ def apply(memory: Memory, op: str, a: int, b: int) -> None:
 
 
 OPS = ["pin", "belief", "domain", "emotion", "edit", "link", "unlink", "remember", "forget",
-       "undo"]
+       "dismiss", "restore", "undo"]
 
 
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=25, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(steps=st.lists(st.tuples(st.sampled_from(OPS), st.integers(0, 10_000),
                                 st.integers(0, 10_000), st.booleans()),
                       min_size=1, max_size=8))
 @example(steps=[("edit", 3, 0, True), ("undo", 0, 0, False)])          # an old row returns
+@example(steps=[("belief", 4, 0, False), ("dismiss", 4, 0, True),        # archived, then back
+                ("restore", 0, 0, True), ("dismiss", 4, 0, False), ("undo", 0, 0, True)])
 @example(steps=[("remember", 0, 1, True), ("edit", 5, 2, False), ("forget", 9, 0, True),
                 ("link", 1, 2, False), ("undo", 0, 0, False)])
 def test_in_place_index_equals_a_fresh_load(tmp_path_factory, demo_db, steps) -> None:

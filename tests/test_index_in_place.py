@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from core.errors import PulseError
 from core.memory import Memory
+from core.scoring import index as index_module
 from core.scoring.index import load_index
 from tests.conftest import NOW
 
@@ -58,8 +59,20 @@ def live_rows(index) -> dict[int, tuple]:
             float(index.floor[pos]), bool(index.user_flag[pos]), int(index.domain_code[pos]),
             index.emotions[pos].tobytes(), int(index.obs_id[pos]),
             int(index.ids[prev]) if prev >= 0 else None, float(index.prev_gap_days[pos]),
-            int(index.ids[nxt]) if nxt >= 0 else None, float(index.next_gap_days[pos]))
+            int(index.ids[nxt]) if nxt >= 0 else None, float(index.next_gap_days[pos]),
+            None if index.codes is None else index.codes.read(np.array([pos])).tobytes(),
+            float(index.scale[pos]), float(index.vec_norm[pos]), float(index.err_norm[pos]))
     return out
+
+
+@pytest.fixture(params=["float32", "int8"])
+def representation(request, monkeypatch) -> str:
+    """float32: the matrix in memory (a small index). int8: what a large index keeps — codes
+    for the first pass, the float32 vectors read from the file for the exact re-score."""
+    if request.param == "int8":
+        monkeypatch.setattr(index_module, "QUANTISE_ROWS", 0)
+        monkeypatch.setattr(index_module, "FLOAT_ROWS", 0)
+    return request.param
 
 
 def apply(memory: Memory, op: str, a: int, b: int) -> None:
@@ -118,7 +131,8 @@ OPS = ["pin", "belief", "domain", "emotion", "edit", "link", "unlink", "remember
                 ("restore", 0, 0, True), ("dismiss", 4, 0, False), ("undo", 0, 0, True)])
 @example(steps=[("remember", 0, 1, True), ("edit", 5, 2, False), ("forget", 9, 0, True),
                 ("link", 1, 2, False), ("undo", 0, 0, False)])
-def test_in_place_index_equals_a_fresh_load(tmp_path_factory, demo_db, steps) -> None:
+def test_in_place_index_equals_a_fresh_load(tmp_path_factory, demo_db, representation,
+                                            steps) -> None:
     path = tmp_path_factory.mktemp("inplace") / "memory.db"
     shutil.copy(demo_db, path)
     with Memory.open(path) as memory:
@@ -129,7 +143,9 @@ def test_in_place_index_equals_a_fresh_load(tmp_path_factory, demo_db, steps) ->
             if query_now:                     # refresh at intermediate points too
                 answers(memory, QUERIES[:1])
         kept = answers(memory)
-        kept_rows = live_rows(memory.scorer._indexes.get(memory.conn, memory.embedding_model))
+        kept_index = memory.scorer._indexes.get(memory.conn, memory.embedding_model)
+        assert (kept_index.codes is not None) == (representation == "int8")
+        kept_rows = live_rows(kept_index)
         assert cache.full_loads == 1, "a write forced a full reload"
     with Memory.open(path) as fresh:
         assert answers(fresh) == kept

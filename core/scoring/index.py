@@ -25,6 +25,7 @@ import numpy as np
 from core.beliefs import BELIEF_CLASSES, DOMAINS
 from core.emotion.plutchik import EMOTIONS
 from core.scoring.changelog import RELOAD_SHARE, Changes, changes_since, current_rev
+from core.scoring.quantised import QuantisedRows, quantise
 
 __all__ = ["CLASS_CODES", "DOMAIN_CODES", "EventIndex", "IndexCache", "current_rev",
            "iso_to_epoch_days", "load_index", "neighbours"]
@@ -69,13 +70,19 @@ _SELECT = (
 # name → (dtype, shape of one row or None for the matrix, value of a fresh row)
 _COLUMNS: dict[str, tuple[type, tuple[int, ...] | None, float]] = {
     "ids": (np.int64, (), 0),
-    "matrix": (np.float32, None, 0),
+    "matrix": (np.float32, None, 0),        # float32 vectors (no columns: not kept in memory)
+    # a large index's int8 codes live in EventIndex.codes; per row its scale and the norms
+    # that bound the first pass's error (core/scoring/quantised.py)
+    "scale": (np.float64, (), 0),
+    "vec_norm": (np.float64, (), 0),
+    "err_norm": (np.float64, (), 0),
+    "code_sum": (np.float64, (), 0),
     "ts_days": (np.float64, (), 0),
     "class_code": (np.int8, (), 0),         # into BELIEF_CLASSES
     "floor": (np.float64, (), 0),
     "user_flag": (bool, (), False),
     "domain_code": (np.int8, (), 0),        # into DOMAINS
-    "emotions": (np.float64, (len(EMOTIONS),), 0),   # zeros when untagged
+    "emotions": (np.float64, (len(EMOTIONS),), 0),   # zeros when untagged (float64: exact factors)
     "live": (bool, (), True),               # False: the event left the index (a dead row)
     # the conversational source of each row (core.scoring.context): observation id (-1: none),
     # its source kind (a code into EventIndex.kind_codes) and its time
@@ -89,9 +96,16 @@ _COLUMNS: dict[str, tuple[type, tuple[int, ...] | None, float]] = {
     "prev_gap_days": (np.float64, (), np.inf),
     "next_gap_days": (np.float64, (), np.inf),
 }
-_READ_COLUMNS = ("ids", "matrix", "ts_days", "class_code", "floor", "user_flag", "domain_code",
+_READ_COLUMNS = ("ids", "matrix", "scale", "vec_norm", "err_norm", "code_sum",
+                 "ts_days", "class_code", "floor", "user_flag", "domain_code",
                  "emotions", "obs_id", "obs_kind", "obs_days")
 _COMPACT_CHUNK = 65_536
+# Above QUANTISE_ROWS rows the first pass runs over int8 codes (exact re-score of the rows that
+# matter, core/scoring/dense.py); below it the float32 product is exact and cheap. Up to
+# FLOAT_ROWS rows the float32 vectors stay in memory for the re-score; above, the few rows a
+# query needs are read from the memory file (1M × 384 float32 would be 1.5 GB).
+QUANTISE_ROWS = 50_000
+FLOAT_ROWS = 250_000
 
 
 class EventIndex:
@@ -116,13 +130,19 @@ class EventIndex:
     prev_gap_days: np.ndarray
     next_gap_days: np.ndarray
 
-    def __init__(self, model: str, dim: int, capacity: int = 0, rev: str = "0") -> None:
+    def __init__(self, model: str, dim: int, capacity: int = 0, rev: str = "0", *,
+                 quantised: bool = False, keep_float: bool = True,
+                 conn: sqlite3.Connection | None = None) -> None:
         self.model, self.dim = model, dim
+        self.codes = QuantisedRows(dim, capacity) if quantised and dim else None
+        self._float_width = dim if keep_float or self.codes is None else 0
+        self._conn = conn         # reads the float32 vectors a query needs when not kept
         self.rev = rev            # the change-log revision the rows reflect
         self.text_rev = rev       # the last revision at which an event's words changed
         self.kind_codes: dict[str, int] = {}
         self._n = 0
-        self._buf = {name: np.full(_shape(capacity, shape, dim), fill, dtype=dtype)
+        self._buf = {name: np.full(_shape(capacity, shape, self._float_width), fill,
+                                   dtype=dtype)
                      for name, (dtype, shape, fill) in _COLUMNS.items()}
         self._views()
 
@@ -161,15 +181,19 @@ class EventIndex:
             return
         grown = max(self._n + rows, capacity + capacity // 4 + 256)
         for name, (dtype, shape, fill) in _COLUMNS.items():
-            buf = np.full(_shape(grown, shape, self.dim), fill, dtype=dtype)
+            buf = np.full(_shape(grown, shape, self._float_width), fill, dtype=dtype)
             buf[: self._n] = self._buf[name][: self._n]
             self._buf[name] = buf
+        if self.codes is not None:
+            self.codes.reserve(grown)
 
     def _append(self, block: dict[str, np.ndarray]) -> None:
         m = block["ids"].shape[0]
         self._reserve(m)
         for name in _READ_COLUMNS:
             self._buf[name][self._n: self._n + m] = block[name]
+        if self.codes is not None:
+            self.codes.write_range(self._n, block["codes"])
         self._buf["live"][self._n: self._n + m] = True
         self._n += m
         self._views()
@@ -181,9 +205,17 @@ class EventIndex:
             bad = next(r[0] for r in rows if r[6] != self.dim)
             raise ValueError(f"event {bad}: vectors of {self.model} have mixed dimensions")
         kinds = [self.kind_codes.setdefault(k or "", len(self.kind_codes)) for k in cols[19]]
-        return {
+        matrix = np.frombuffer(b"".join(cols[7]), dtype=np.float32).reshape(-1, self.dim)
+        vectors: dict[str, np.ndarray] = {"matrix": matrix[:, : self._float_width]}
+        zeros = np.zeros(matrix.shape[0], dtype=np.float64)
+        if self.codes is not None:
+            codes, scale, vec_norm, err_norm, code_sum = quantise(matrix)
+            vectors |= {"codes": codes, "scale": scale, "vec_norm": vec_norm,
+                        "err_norm": err_norm, "code_sum": code_sum}
+        else:
+            vectors |= {"scale": zeros, "vec_norm": zeros, "err_norm": zeros, "code_sum": zeros}
+        return vectors | {
             "ids": np.array(cols[0], dtype=np.int64),
-            "matrix": np.frombuffer(b"".join(cols[7]), dtype=np.float32).reshape(-1, self.dim),
             "ts_days": iso_to_epoch_days(cols[1]),
             "class_code": np.array([CLASS_CODES[c] for c in cols[2]], dtype=np.int8),
             "floor": np.array(cols[3], dtype=np.float64),
@@ -233,12 +265,14 @@ class EventIndex:
                           self.obs_days[at].copy())
                 for name in _READ_COLUMNS:
                     self._buf[name][at] = block[name][present]
+                if self.codes is not None:
+                    self.codes.write(at, block["codes"][present])
                 relink = relink or not (
                     np.array_equal(source[0], self.obs_id[at])
                     and np.array_equal(source[1], self.obs_kind[at])
                     and np.array_equal(source[2], self.obs_days[at], equal_nan=True))
             if not present.all():
-                self._insert({name: block[name][~present] for name in _READ_COLUMNS})
+                self._insert({name: rows[~present] for name, rows in block.items()})
                 relink = True
         if relink:
             self.relink()
@@ -258,6 +292,8 @@ class EventIndex:
             for name in _COLUMNS:
                 buf = self._buf[name]
                 buf[out: out + keep.size] = buf[keep]
+            if self.codes is not None:
+                self.codes.write_range(out, self.codes.read(keep))
             out += keep.size
         self._n = out
         self._views()
@@ -281,11 +317,31 @@ class EventIndex:
                 for name in _COLUMNS:
                     buf = self._buf[name]
                     buf[bottom + j + 1: top + j + 1] = buf[bottom:top].copy()
+                if self.codes is not None:
+                    self.codes.write_range(bottom + j + 1,
+                                           self.codes.read(np.arange(bottom, top)))
             for name in _READ_COLUMNS:
                 self._buf[name][lo + j] = block[name][j]
+            if self.codes is not None:
+                self.codes.write(np.array([lo + j]), block["codes"][j: j + 1])
             self._buf["live"][lo + j] = True
         self._n = n + k
         self._views()
+
+    def vectors(self, rows: np.ndarray) -> np.ndarray:
+        """The float32 vectors of rows (k × dim): kept in memory, or read from the memory."""
+        rows = np.asarray(rows, dtype=np.int64)
+        if self._float_width == self.dim:
+            return self.matrix[rows]
+        ids = self.ids[rows].tolist()
+        found: dict[int, bytes] = {}
+        for lo in range(0, len(ids), 500):
+            part = ids[lo: lo + 500]
+            found.update(self._conn.execute(
+                f"SELECT event_id, vector FROM event_embeddings WHERE model = ? AND event_id IN"
+                f" ({','.join('?' * len(part))})", [self.model, *part]).fetchall())
+        return np.frombuffer(b"".join(found[i] for i in ids),
+                             dtype=np.float32).reshape(-1, self.dim)
 
     def relink(self) -> None:
         """Recompute every live row's conversational neighbours."""
@@ -306,18 +362,20 @@ def _shape(rows: int, shape: tuple[int, ...] | None, dim: int) -> tuple[int, ...
     return (rows, dim) if shape is None else (rows, *shape)
 
 
-_LOAD_BLOCK = 50_000
+_LOAD_BLOCK = 16_384
 
 
 def load_index(conn: sqlite3.Connection, model: str) -> EventIndex:
     """Read every vector of `model` into preallocated arrays, a block of rows at a time, so the
-    peak is one matrix and not a list of rows plus a joined copy (1M × 384 is 1.5 GB)."""
+    peak is the index and not a list of rows plus a joined copy (1M × 384 float32 would be
+    1.5 GB; int8 codes are 384 MB)."""
     rev = current_rev(conn)
     where = " WHERE v.model = ? AND e.absorbed_into IS NULL AND e.archived = 0"
     join = " FROM event_embeddings v JOIN events e ON e.id = v.event_id"
     n, dim = conn.execute(f"SELECT COUNT(*), MAX(v.dim){join}{where}", (model,)).fetchone()
     n, dim = int(n), int(dim or 0)
-    index = EventIndex(model, dim, capacity=n + n // 64 + 256, rev=rev)
+    index = EventIndex(model, dim, capacity=n + n // 64 + 256, rev=rev,
+                       quantised=n > QUANTISE_ROWS, keep_float=n <= FLOAT_ROWS, conn=conn)
     cursor = conn.execute(f"{_SELECT} ORDER BY e.id", (model,))
     while True:
         block = cursor.fetchmany(_LOAD_BLOCK)

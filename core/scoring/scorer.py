@@ -24,6 +24,7 @@ from core.embedding.base import Embedder
 from core.errors import PulseError
 from core.scoring import gates
 from core.scoring.chain import ChainCache, ancestors, chain_story, roots_first
+from core.scoring.dense import DenseScores
 from core.scoring.evidence import Evidence, abstain_reason
 from core.scoring.index import DOMAIN_CODES, EventIndex, IndexCache
 from core.scoring.lexical import TermCounts, bm25_search, term_coverage
@@ -89,7 +90,7 @@ class _Context:
     effective_query: str
     hint: str | None
     index: EventIndex
-    cos: np.ndarray            # float64 cosine per index row
+    cos: np.ndarray            # float64 cosine per index row (exact where it can matter)
     allowed: np.ndarray        # bool per index row
     median: float
     c_max: float
@@ -99,9 +100,10 @@ class _Context:
     body: str | None
     date_ref: float | None
     recent_entities: set[int]
+    dense: DenseScores | None = None
 
     def relevance(self, rows: np.ndarray) -> np.ndarray:
-        c = self.cos[rows]
+        c = self.cos[rows] if self.dense is None else self.dense.exact(rows)
         if not self.normalised:
             return np.maximum(c, 0.0)
         return np.clip((c - self.median) / (self.c_max - self.median), 0.0, 1.0)
@@ -216,18 +218,22 @@ class Scorer:
                 hint = hinted[1]
                 effective = f"{request.query} {hint}"
         index = self._indexes.get(self.conn, self.model)
+        dense = None
         if len(index) == 0:
             cos = np.zeros(0)
         else:
             qvec = np.asarray(self._embedder().embed_query(effective), dtype=np.float32)
-            if qvec.shape[0] != index.matrix.shape[1]:
+            if qvec.shape[0] != index.dim:
                 raise PulseError(f"the query vector has {qvec.shape[0]} dimensions but the "
-                                 f"memory's {self.model} vectors have {index.matrix.shape[1]}")
-            cos = _cosines(index.matrix, qvec)
+                                 f"memory's {self.model} vectors have {index.dim}")
+            dense = DenseScores(index, qvec, _cosines)
+            cos = dense.values
         allowed = index.live.copy()   # dead rows (events gone since the load) never rank
         if request.domains:
             codes = np.array([DOMAIN_CODES[d] for d in request.domains], dtype=np.int8)
             allowed &= np.isin(index.domain_code, codes)
+        if dense is not None and dense.approximate:
+            _settle(dense, np.flatnonzero(allowed), request.top_k, settings)
         pool = cos[allowed]
         c_max = float(pool.max()) if pool.size else 0.0
         median = _median(pool, settings)
@@ -242,6 +248,7 @@ class Scorer:
             body=body,
             date_ref=gates.date_reference(request.query, request.state, settings) if factors else None,
             recent_entities=self._recent_entities(request.state) if body else set(),
+            dense=dense,
         )
 
     def _evidence(self, ctx: _Context) -> Evidence:
@@ -505,6 +512,18 @@ def _cosines(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
         _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="pulse-cosine")
     parts = np.array_split(matrix, workers)
     return np.concatenate(list(_pool.map(lambda part: part @ query, parts))).astype(np.float64)
+
+
+def _settle(dense: DenseScores, rows: np.ndarray, top_k: int, settings: ScorerSettings) -> None:
+    """Exact cosines wherever an approximate one could change the candidates, the maximum or
+    the median (the same sample _median takes)."""
+    dense.settle_top(rows, max(settings.candidates_min, settings.candidates_per_k * top_k))
+    sample = rows
+    if rows.size > settings.median_exact_limit:
+        rng = np.random.default_rng(rows.size)
+        sample = rows[rng.choice(rows.size, size=settings.median_sample, replace=False)]
+    half = sample.size // 2
+    dense.settle_order(sample, [half] if sample.size % 2 else [half - 1, half])
 
 
 def _emotion_similarity(gate: np.ndarray, emotions: np.ndarray) -> np.ndarray:

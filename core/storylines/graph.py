@@ -117,7 +117,7 @@ def _centroids(graph: StorylineGraph, index: EventIndex) -> None:
         rows = [p for p in (index.position(i) for i in ids) if p is not None]
         if not rows:
             continue
-        mean = index.matrix[rows].astype(np.float64).mean(axis=0)
+        mean = index.vectors(np.array(rows)).astype(np.float64).mean(axis=0)
         norm = float(np.linalg.norm(mean))
         if norm > 0:
             graph.centroids[key] = (mean / norm).astype(np.float32)

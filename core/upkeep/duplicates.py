@@ -111,7 +111,7 @@ def find_pairs(conn: sqlite3.Connection, index: EventIndex, threshold: float,
             hi += 1
         if hi <= i + 1:
             continue
-        cos = index.matrix[rows[i + 1:hi]] @ index.matrix[rows[i]]
+        cos = index.vectors(rows[i + 1:hi]) @ index.vectors(rows[i: i + 1])[0]
         for k in np.flatnonzero(cos >= threshold):
             j = i + 1 + int(k)
             a, b = int(ids[i]), int(ids[j])

@@ -1,0 +1,73 @@
+"""The query's cosine with every index row, exact wherever the ranking can tell.
+
+A small index multiplies its float32 matrix (every value exact). A large one (int8 codes,
+core/scoring/quantised.py) first gets an approximate cosine a and a bound δ per row, so the
+true cosine lies in [a − δ, a + δ]; the exact float32 cosine is then computed only for:
+
+- the candidates: every row whose upper end reaches the N-th largest lower end — no other row
+  can be among the N best, so the top N (and the maximum) are those of the exact cosines;
+- the median: the rows of its sample whose interval overlaps [k-th lower end, k-th upper end]
+  — every other row is certainly below or above the k-th value, so the order statistic of the
+  patched values equals the exact one;
+- any row the scorer later reads (lexical candidates, neighbours, an explained event).
+
+So the values the scorer uses are the exact ones; the rest stay approximate and never decide.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core.scoring.index import EventIndex
+from core.scoring.quantised import approximate
+
+
+class DenseScores:
+    def __init__(self, index: EventIndex, query: np.ndarray, exact_product) -> None:
+        self.index = index
+        self.exact_rows = 0
+        if index.codes is None:
+            self.values = exact_product(index.matrix, query)
+            self._known = None
+            return
+        self._query = np.asarray(query, dtype=np.float32)
+        self.values, self._bound = approximate(index.codes, index.scale, index.vec_norm,
+                                               index.err_norm, index.code_sum, self._query)
+        self._known = np.zeros(self.values.shape[0], dtype=bool)
+
+    @property
+    def approximate(self) -> bool:
+        return self._known is not None
+
+    def exact(self, rows: np.ndarray) -> np.ndarray:
+        """Exact cosines of rows (computed once, then kept in `values`)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        if self._known is not None and rows.size:
+            todo = np.unique(rows[~self._known[rows]])
+            if todo.size:
+                self.values[todo] = self.index.vectors(todo) @ self._query
+                self._known[todo] = True
+                self._bound[todo] = 0.0
+                self.exact_rows += int(todo.size)
+        return self.values[rows]
+
+    def settle_top(self, rows: np.ndarray, n: int) -> None:
+        """Make exact every row of `rows` that could be among the n largest."""
+        if self._known is None or rows.size == 0:
+            return
+        low = self.values[rows] - self._bound[rows]
+        if rows.size > n:
+            cut = np.partition(low, rows.size - n)[rows.size - n]
+            rows = rows[self.values[rows] + self._bound[rows] >= cut]
+        self.exact(rows)
+
+    def settle_order(self, rows: np.ndarray, ranks: list[int]) -> None:
+        """Make exact every row of `rows` that could hold one of the order statistics `ranks`
+        (0-based, ascending)."""
+        if self._known is None or rows.size == 0:
+            return
+        low = self.values[rows] - self._bound[rows]
+        high = self.values[rows] + self._bound[rows]
+        lo = float(np.partition(low, min(ranks))[min(ranks)])
+        hi = float(np.partition(high, max(ranks))[max(ranks)])
+        self.exact(rows[(high >= lo) & (low <= hi)])

@@ -44,7 +44,8 @@ from common import (  # noqa: E402
     timed_both,
 )
 
-TARGETS_MS = {"pin": 50.0, "import": 150.0}
+TARGETS_MS = {"pin": 50.0, "import": 150.0}        # at 100k (issue 16)
+TARGETS_1M_MS = {"pin": None, "import": 300.0}      # at 1M: the import only
 
 
 def log(msg: str) -> None:
@@ -126,12 +127,13 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{args.events:,} synthetic events (dim 384); top_k 10; query vector precomputed; ms.")
     print("\n| first query after … | scorer | wall p50 | wall p95 | CPU p50 | CPU p95 | n |"
           " target |\n|---|---|---|---|---|---|---|---|")
+    targets = TARGETS_MS if args.events < 1_000_000 else TARGETS_1M_MS
     for name in ("dense", "pulse"):
         for label, key, target in (
                 ("nothing (query alone)", f"query_{name}", None),
-                ("a pin, in place", f"pin_{name}", TARGETS_MS["pin"]),
+                ("a pin, in place", f"pin_{name}", targets["pin"]),
                 ("a pin, full reload (before)", f"reload_{name}", None),
-                ("importing 100 events, in place", f"import_{name}", TARGETS_MS["import"])):
+                ("importing 100 events, in place", f"import_{name}", targets["import"])):
             s = out[key]
             mark = "" if target is None else (
                 f"≤ {target:g}: wall {'✓' if s['p50'] <= target else '✗'},"

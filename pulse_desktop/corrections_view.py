@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from pulse_desktop.playground_view import run_query
+from pulse_desktop.query_thread import run_query
 from pulse_desktop.style import notice_banner
 
 try:

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.memory import Memory
-from pulse_desktop.playground_view import run_job
+from pulse_desktop.query_thread import run_job
 from pulse_desktop.style import notice_banner
 
 FORMATS = ("auto", "chat", "chatgpt", "claude", "text", "obsidian", "corpus")

@@ -140,12 +140,21 @@ QLabel#danger { background: #fdecea; color: #8c1d18; border: 1px solid #f1b5ae;
 QPushButton#destructive { background: #c62828; color: #ffffff; border-color: #c62828;
                           font-weight: 600; }
 QPushButton#destructive:disabled { background: #f0c9c6; color: #ffffff; border-color: #f0c9c6; }
+QAbstractSpinBox { padding-right: 20px; }
+QAbstractSpinBox::up-button, QAbstractSpinBox::down-button {
+    subcontrol-origin: border; width: 18px; border-left: 1px solid #d3d9e4; background: #f6f7fb; }
+QAbstractSpinBox::up-button { subcontrol-position: top right; border-top-right-radius: 5px; }
+QAbstractSpinBox::down-button { subcontrol-position: bottom right;
+                                border-bottom-right-radius: 5px; }
+QAbstractSpinBox::up-button:hover, QAbstractSpinBox::down-button:hover { background: #e4e9fb; }
+QAbstractSpinBox::up-arrow { image: url(@@icons@@/arrow-up.svg); width: 9px; height: 6px; }
+QAbstractSpinBox::down-arrow { image: url(@@icons@@/arrow-down.svg); width: 9px; height: 6px; }
 QStatusBar { background: #eef0f6; color: #4a5566; }
 QSplitter::handle { background: #f6f7fb; }
 QMenu { background: #ffffff; border: 1px solid #dfe3ec; }
 QMenu::item { padding: 5px 22px; }
 QMenu::item:selected { background: #e8edff; color: #1f2733; }
-"""
+""".replace("@@icons@@", ICON_DIR.as_posix())
 
 
 def notice_banner() -> QLabel:

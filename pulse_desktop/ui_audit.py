@@ -136,7 +136,8 @@ def clipped_texts(root: QWidget) -> list[str]:
             metrics = QFontMetrics(bold)
             for i in range(w.count()):
                 rect = w.tabRect(i)
-                need = metrics.horizontalAdvance(_plain(w.tabText(i))) + 20
+                font = bold if i == w.currentIndex() else w.font()
+                need = QFontMetrics(font).horizontalAdvance(_plain(w.tabText(i))) + 8
                 if rect.width() + SLACK < need or rect.right() > w.width() + SLACK:
                     problems.append(f"tab {w.tabText(i)!r}: {rect.width()} px wide at "
                                     f"x={rect.x()}, needs {need} (bar {w.width()} px)")

@@ -404,3 +404,75 @@ def test_demo_memory_renders(qtbot, demo_db, tmp_path):
         assert v.js("pulseViewer.setDomainFilter(['real'])") < summary["nodes"]
     finally:
         v.close()
+
+
+# -- issue 15: the cluster box, readable labels, one toolbar row ----------------------------------
+
+def click_element(viewer, selector: str) -> None:
+    """A real mouse click in the middle of a page element."""
+    box = viewer.js(f"(function(){{var r=document.querySelector({json.dumps(selector)})"
+                    ".getBoundingClientRect();return {x:r.left+r.width/2,y:r.top+r.height/2};})()")
+    widget = viewer.view.focusProxy() or viewer.view
+    point = QPoint(round(box["x"]), round(box["y"]))
+    QTest.mouseMove(widget, point)
+    QTest.mousePress(widget, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
+    viewer.qtbot.wait(40)
+    QTest.mouseRelease(widget, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
+
+
+def test_cluster_box_clicked_on_then_off(viewer):
+    """The box shows what the graph does, both ways (setClustered used to untick it)."""
+    assert viewer.js("document.getElementById('cluster').checked") is False
+    click_element(viewer, "#cluster")
+    viewer.wait_for("pulseViewer.isClustered('real')", 5_000)
+    assert viewer.js("document.getElementById('cluster').checked") is True
+    assert "cluster:real" in viewer.js("pulseViewer.network.body.nodeIndices")
+    click_element(viewer, "#cluster")
+    viewer.wait_for("!pulseViewer.isClustered('real')", 5_000)
+    assert viewer.js("document.getElementById('cluster').checked") is False
+    assert viewer.js("pulseViewer.network.body.nodeIndices.length") == 13
+    # and through the API the box follows too
+    assert viewer.js("pulseViewer.setClustered(true)") >= 2
+    assert viewer.js("document.getElementById('cluster').checked") is True
+    assert viewer.js("pulseViewer.setClustered(false)") == 0
+    assert viewer.js("document.getElementById('cluster').checked") is False
+
+
+def overlaps(labels: list[dict]) -> list[tuple[str, str]]:
+    out = []
+    for i, a in enumerate(labels):
+        for b in labels[i + 1:]:
+            if a["x"] < b["x"] + b["w"] and b["x"] < a["x"] + a["w"] and \
+                    a["y"] < b["y"] + b["h"] and b["y"] < a["y"] + a["h"]:
+                out.append((a["text"], b["text"]))
+    return out
+
+
+def test_demo_labels_are_readable_at_fit_and_never_overlap(qtbot, demo_db, tmp_path):
+    with Memory.open(demo_db, read_only=True) as mem:
+        export_html(mem, tmp_path / "demo.html")
+    v = Viewer(qtbot, tmp_path / "demo.html")
+    try:
+        v.js("pulseViewer.network.fit()")
+        v.qtbot.wait(400)
+        labels = v.js("pulseViewer.labelLayout()")
+        assert len(labels) >= 15                      # a good share of the 51 names shows
+        assert min(label["px"] for label in labels) >= 11
+        assert overlaps(labels) == []
+        scale = v.js("pulseViewer.network.getScale()")
+        assert 17 * scale < 11        # vis-network's own labels would be below 11 px here
+        # zoomed in, more names fit, still none overlapping
+        v.js("pulseViewer.network.moveTo({scale: pulseViewer.network.getScale() * 3})")
+        v.qtbot.wait(300)
+        closer = v.js("pulseViewer.labelLayout()")
+        assert overlaps(closer) == [] and min(label["px"] for label in closer) >= 11
+        # the toolbar is one row at the width of the app's graph tab at 1280 px (about 700)
+        v.view.resize(690, 700)
+        v.qtbot.wait(300)
+        tops = v.js("Array.from(document.querySelectorAll('#toolbar > *')).filter(function(e)"
+                    "{return e.offsetParent!==null}).map(function(e){var r=e.getBoundingClientRect();"
+                    "return [Math.round(r.top), Math.round(r.bottom), Math.round(r.right)]})")
+        assert max(top for top, _b, _r in tops) < min(bottom for _t, bottom, _r in tops)
+        assert max(right for _t, _b, right in tops) <= 690
+    finally:
+        v.close()

@@ -9,7 +9,7 @@ ifeq ($(shell id -u),0)
 export QTWEBENGINE_DISABLE_SANDBOX := 1
 endif
 
-.PHONY: setup run demo-cli test lint bench screenshots package self-test-package clean
+.PHONY: setup run demo-cli test lint bench screenshots package self-test-package dist check-platforms clean
 
 setup: $(STAMP)
 
@@ -62,6 +62,19 @@ package: $(PKG_STAMP)
 self-test-package:
 	test -x dist/pulse/pulse-desktop || $(MAKE) package
 	QT_QPA_PLATFORM=offscreen dist/pulse/pulse-desktop --self-test
+
+# An sdist and a wheel of pulse-memory in dist/ (the wheel is built from the sdist, which proves
+# the sdist complete). `pipx install dist/pulse_memory-*.whl` gives `pulse` and `pulse-desktop`
+# (docs/install.md; tests/test_dist.py installs it into a fresh environment).
+DIST_DIR ?= dist
+dist: $(STAMP)
+	rm -f $(DIST_DIR)/pulse_memory-*
+	$(PY) -m build --outdir $(DIST_DIR) .
+
+# Resolve the locked runtime dependencies for Windows, macOS and Linux on Python 3.11-3.13 and
+# check that docs/install.md shows the same table (needs only the package index; ~10 min).
+check-platforms: $(STAMP)
+	$(PY) packaging/check_platforms.py --check-docs
 
 clean:
 	rm -rf $(VENV) var build dist *.egg-info

@@ -64,10 +64,10 @@ class Memory(CurationOps, TrustOps, LiveOps):
         conn = db.connect(path, create=create, read_only=read_only)
         memory = cls(conn, path, read_only)
         if not read_only and memory.meta("embedding_model") is None:
-            from core.embedding.registry import DEFAULT_MODEL
+            from core.embedding.registry import default_model
 
-            with transaction(conn):
-                memory.set_meta("embedding_model", DEFAULT_MODEL)
+            with transaction(conn):   # e5, or MiniLM where the e5 weights are nowhere
+                memory.set_meta("embedding_model", default_model())
         return memory
 
     def close(self) -> None:
@@ -250,6 +250,15 @@ class Memory(CurationOps, TrustOps, LiveOps):
         return available_models()
 
     @staticmethod
+    def embedding_notice(model: str | None = None) -> str | None:
+        """One plain sentence when embeddings with `model` (None: what a new memory would get)
+        are the MiniLM fallback or cannot be made here (the e5 weights missing or damaged:
+        the file and the fix); None when all is well. The app shows it in a banner."""
+        from core.embedding.registry import fallback_notice
+
+        return fallback_notice(model)
+
+    @staticmethod
     def check_model(alias: str, *, prompt: str = "respond with ok",
                     path: str | Path | None = None) -> dict[str, Any]:
         """`pulse models check`: one real call through the alias's provider."""
@@ -352,7 +361,9 @@ class Memory(CurationOps, TrustOps, LiveOps):
         return {"path": str(self.path), "schema_version": db.schema_version(self.conn),
                 "counts": counts, "events_by_class": by("belief_class"),
                 "events_by_domain": by("domain"), "embedding_models": models,
-                "active_model": self.embedding_model, "journal_head": journal.head(self.conn)[0]}
+                "active_model": self.embedding_model,
+                "embedding_notice": self.embedding_notice(self.embedding_model),
+                "journal_head": journal.head(self.conn)[0]}
 
     def _writable(self) -> None:
         if self.read_only:

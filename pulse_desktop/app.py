@@ -39,6 +39,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--self-test", action="store_true",
                         help="open the demo memory offscreen, render the graph, run one "
                              "retrieval, and exit 0 if all worked")
+    parser.add_argument("--self-test-report", metavar="FILE",
+                        help="with --self-test, also write its JSON report to FILE (a windowed "
+                             "Windows or macOS build has no console to print to)")
     parser.add_argument("--exit-when-shown", action="store_true", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
@@ -84,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
 
     window = MainWindow()
     if args.self_test:
-        return self_test(app, window, args.db)
+        return self_test(app, window, args.db, args.self_test_report)
     if args.screenshots:
         from pulse_desktop.screenshots import take_screenshots
 
@@ -134,7 +137,7 @@ def wait_for(app, predicate, timeout: float) -> bool:
     return predicate()
 
 
-def self_test(app, window, db: str | None) -> int:
+def self_test(app, window, db: str | None, report_path: str | None = None) -> int:
     """Open the demo memory, render the graph page, run one retrieval; 0 when all worked."""
     from core.errors import PulseError
 
@@ -156,6 +159,7 @@ def self_test(app, window, db: str | None) -> int:
         wait_for(app, lambda: "nodes" in counts, 10)
         result = window.session.require().retrieve("feeling abandoned", top_k=3)
         report = {"ok": True, "memory": str(path), "graph_nodes": counts.get("nodes"),
+                  "embedding_model": window.session.require().embedding_model,
                   "retrieved": [r["key"] or r["id"] for r in result["results"]],
                   "seconds": round(time.perf_counter() - STARTED, 2)}
     except PulseError as exc:
@@ -164,4 +168,6 @@ def self_test(app, window, db: str | None) -> int:
     finally:
         window.close()
     print(json.dumps(report))
+    if report_path:
+        Path(report_path).write_text(json.dumps(report) + "\n", encoding="utf-8")
     return 0 if report.get("retrieved") else 1

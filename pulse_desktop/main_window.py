@@ -140,10 +140,16 @@ class MainWindow(QMainWindow):
         self.banner.setObjectName("banner")
         self.banner.setWordWrap(True)
         self.banner.hide()
+        # says plainly when this memory's embeddings are not the default e5 (or cannot be made)
+        self.embedding_banner = QLabel()
+        self.embedding_banner.setObjectName("banner")
+        self.embedding_banner.setWordWrap(True)
+        self.embedding_banner.hide()
         centre = QWidget()
         cl = QVBoxLayout(centre)
         cl.setContentsMargins(0, 8, 0, 0)
         cl.addWidget(self.banner)
+        cl.addWidget(self.embedding_banner)
         cl.addWidget(self.tabs, 1)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.navigator)
@@ -166,6 +172,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("Open a memory to begin.")
 
         self.session.opened.connect(self._on_opened)
+        self.session.changed.connect(self._update_embedding_banner)
         self.session.message.connect(self._show_message)
         self.session.refused.connect(self._refused)
         self.session.show_recall.connect(self._show_recall)
@@ -318,12 +325,21 @@ class MainWindow(QMainWindow):
                        self.close_action):
             action.setEnabled(has)
         self.beliefs.pin_action.setEnabled(writable)
+        self._update_embedding_banner()
         if has:
             stats = self.session.memory.stats()["counts"]
             self.statusBar().showMessage(
                 f"{self.session.path} · {stats['events']} events · {stats['entities']} entities"
                 f" · journal {stats['journal']} rows" + (" · read-only" if reason else ""))
         self._update_title()
+
+    def _update_embedding_banner(self, *_args) -> None:
+        memory = self.session.memory
+        notice = None
+        if memory is not None:
+            notice = memory.embedding_notice(memory.embedding_model)
+        self.embedding_banner.setText(f"⚠  Embeddings: {notice}" if notice else "")
+        self.embedding_banner.setVisible(bool(notice))
 
     def _show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)

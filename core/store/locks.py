@@ -85,8 +85,10 @@ def _main_file(path: Path) -> Path:
 
 def _descriptor_open(main: Path) -> bool:
     """Linux: is any descriptor of this process open on `main` or one of its side files?"""
+    if not sys.platform.startswith("linux"):    # elsewhere the registry above is the source
+        return False
     fd_dir = "/proc/self/fd"
-    if not sys.platform.startswith("linux") or not os.path.isdir(fd_dir):
+    if not os.path.isdir(fd_dir):
         return False
     try:
         real = os.path.realpath(main)

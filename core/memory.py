@@ -143,9 +143,11 @@ class Memory(CurationOps, TrustOps, LiveOps):
                  **options: Any) -> dict[str, Any]:
         """Ranked events with their breakdown (the `pulse retrieve --json` shape).
 
-        options: top_k, scorer, state (UserState or dict), now (datetime or ISO), chain,
-        domains, settings (ScorerSettings or dict of overrides). With `log` (the client's name:
-        "cli", or the MCP client's) the answer is written to the recall log as `tool`."""
+        options: top_k, scorer (pulse | dense | v2 | cosine | bm25; v3 and hybrid are aliases),
+        state (UserState or dict), now (datetime or ISO), chain, domains, settings
+        (ScorerSettings or dict of overrides), abstain (False: never answer "nothing
+        relevant"). With `log` (the client's name: "cli", or the MCP client's) the answer is
+        written to the recall log as `tool`."""
         out = self.scorer.retrieve(self.request(query, **options))
         if log is not None:
             request = {k: v for k, v in options.items() if k not in ("state", "settings")}
@@ -157,10 +159,39 @@ class Memory(CurationOps, TrustOps, LiveOps):
         event_id = records.resolve_event(self.conn, event)
         return self.scorer.explain(event_id, self.request(query, **options))
 
+    def why(self, event: str | int | None = None, *, query: str | None = None,
+            depth: int | None = None, **options: Any) -> dict[str, Any]:
+        """What led to an event: its causes from the event chains, roots first (each with its
+        hops and the links to what it led to). Give the event, or a query whose best match is
+        the event (retrieve options apply; a query that abstains answers with no event)."""
+        if (event is None) == (query is None):
+            raise PulseError("why: give an event or a query (one of them)")
+        request = self.request(query or "why", **{**options, "top_k": 1})
+        depth = request.settings.chain_depth if depth is None else depth
+        if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= 50:
+            raise PulseError(f"why: depth must be a whole number in 1..50, got {depth!r}")
+        out: dict[str, Any] = {"query": query, "depth": depth, "abstained": False,
+                               "abstain_reason": None, "event": None, "causes": []}
+        if query is not None:
+            found = self.scorer.retrieve(request)
+            if found["abstained"] or not found["results"]:
+                return out | {"abstained": True, "abstain_reason": found["abstain_reason"]
+                              or "nothing relevant: no event matches the query"}
+            event_id = found["results"][0]["id"]
+        else:
+            event_id = records.resolve_event(self.conn, event)
+        row = self.event(event_id)
+        out["event"] = {k: row[k] for k in ("id", "key", "title", "ts", "domain",
+                                           "belief_class", "user_flag")}
+        out["event"]["text"] = row["description"] or row["title"]
+        out["causes"] = self.scorer.causes(event_id, depth, request.domains)
+        return out
+
     @staticmethod
-    def request(query: str, *, top_k: int = 10, scorer: str = "v3", state: Any = None,
+    def request(query: str, *, top_k: int = 10, scorer: str = "pulse", state: Any = None,
                 now: datetime | str | None = None, chain: bool = False,
-                domains: Iterable[str] | str | None = None, settings: Any = None):
+                domains: Iterable[str] | str | None = None, settings: Any = None,
+                abstain: bool = True):
         from core.beliefs import domain_list
         from core.scoring.scorer import Request, parse_iso
         from core.scoring.settings import DEFAULT_SETTINGS, ScorerSettings
@@ -176,7 +207,7 @@ class Memory(CurationOps, TrustOps, LiveOps):
             settings = DEFAULT_SETTINGS.with_overrides(settings)
         return Request(query=query, top_k=top_k, scorer=scorer, state=state, now=now,
                        chain=bool(chain), domains=tuple(domains) if domains else None,
-                       settings=settings)
+                       settings=settings, abstain=bool(abstain))
 
     # -- vocabulary and settings (no memory needed) ----------------------------------------
 

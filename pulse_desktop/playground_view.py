@@ -64,7 +64,10 @@ except Exception:  # noqa: BLE001 - missing or broken: no tooltips rather than n
 EMOTIONS = ("joy", "sadness", "anger", "fear", "trust", "disgust", "anticipation", "surprise",
             "shame", "guilt")
 DOMAINS = ("real", "fiction_content", "fiction_meta", "meta_authorial")
-SCORERS = ("v3", "v2", "hybrid", "cosine", "bm25")
+SCORERS = ("pulse", "dense", "v2", "cosine", "bm25")
+# the scorer shown beside the chosen one when "compare" is on
+COMPARE_WITH = {"pulse": "dense", "dense": "v2", "v2": "dense", "cosine": "pulse",
+                "bm25": "pulse"}
 HR_TRENDS = ("elevated_3d", "elevated_overnight", "normal", "lowered")
 HRV_TRENDS = ("declining_3d", "stable", "rising")
 UNSET = "unset"
@@ -73,7 +76,8 @@ UNSET = "unset"
 TERM_ORDER = ("cosine", "relevance", "days_ago", "lambda", "recency", "confidence_floor",
               "recency_eff", "floor_applied", "alpha", "recency_factor", "emotion", "state",
               "anchor", "date", "base", "median_cosine", "max_cosine", "dense_relevance",
-              "bm25", "bm25_norm", "fusion_dense_weight")
+              "bm25", "bm25_norm", "fusion_dense_weight", "context_relevance", "context_weight",
+              "via_chain")
 FACTORS = ("relevance", "recency_factor", "emotion", "state", "anchor", "date")
 FACTOR_COLOURS = {"relevance": "#4878b0", "recency_factor": "#c8ccd4", "emotion": "#d0603c",
                   "state": "#3e9a6a", "anchor": "#8a5cc0", "date": "#d9a520"}
@@ -88,7 +92,8 @@ ADVANCED = (  # (settings field, label, kind, min, max, step/decimals)
     ("emotion_gate", "emotion gate", float, 0.0, 1.0, 3),
     ("hint_gate", "hint gate", float, 0.0, 1.0, 3),
     ("state_fit_entity", "state fit (life event)", float, 0.0, 1.0, 3),
-    ("hybrid_dense_weight", "hybrid dense weight", float, 0.0, 1.0, 3),
+    ("hybrid_dense_weight", "pulse dense weight", float, 0.0, 1.0, 3),
+    ("context_weight", "pulse context weight", float, 0.0, 2.0, 3),
     ("anchor_top", "anchor top N", int, 0, 1000, 0),
     ("candidates_min", "candidates min", int, 0, 100000, 0),
     ("candidates_per_k", "candidates per k", int, 0, 1000, 0),
@@ -421,9 +426,10 @@ class PlaygroundView(QWidget):
         self.scorer_combo = QComboBox()
         self.scorer_combo.addItems(SCORERS)
         self.scorer_combo.setToolTip(help_for("scorer") or
-                                     "v3: v2 with mood, body, anchor and date factors; v2: "
-                                     "normalised relevance × recency; hybrid: dense + BM25; "
-                                     "cosine and bm25: the plain baselines")
+                                     "pulse (default): dense + keyword relevance with recency "
+                                     "and the mood, body, anchor and date factors; dense: the "
+                                     "same on the embedding alone (was v3); v2: normalised "
+                                     "relevance × recency; cosine and bm25: plain baselines")
         qf.addRow("Scorer", self.scorer_combo)
         now_row = QHBoxLayout()
         self.now_edit = QDateTimeEdit()
@@ -446,9 +452,16 @@ class PlaygroundView(QWidget):
         self.chain_check.setToolTip(help_for("chain") or "widen the list, then order it along "
                                     "the chains that link the ranked events, roots first")
         qf.addRow(self.chain_check)
-        self.compare_check = QCheckBox("Show v2 and v3 side by side")
+        self.compare_check = QCheckBox("Compare with a second scorer")
+        self.compare_check.setToolTip("pulse beside dense, dense beside v2, the baselines "
+                                      "beside pulse")
         self.compare_check.setChecked(True)
         qf.addRow(self.compare_check)
+        self.abstain_check = QCheckBox("Say when nothing is relevant")
+        self.abstain_check.setChecked(True)
+        self.abstain_check.setToolTip("unticked: always rank, even when nothing in the memory "
+                                      "answers the query (pulse retrieve --no-abstain)")
+        qf.addRow(self.abstain_check)
         form.addWidget(query_box)
 
         dom_box = QGroupBox("Allowed domains")
@@ -584,6 +597,13 @@ class PlaygroundView(QWidget):
         self.gates_label.setToolTip(help_for("gates") or "which conditional factors were open "
                                     "for this query, and the query actually embedded")
         rl.addWidget(self.gates_label)
+        self.abstain_label = QLabel("")
+        self.abstain_label.setObjectName("abstainNotice")
+        self.abstain_label.setWordWrap(True)
+        self.abstain_label.setStyleSheet("QLabel#abstainNotice { background: #fff4d6; "
+                                         "border: 1px solid #d9a520; padding: 6px; }")
+        self.abstain_label.setVisible(False)
+        rl.addWidget(self.abstain_label)
 
         self.model = ResultsModel(self)
         self.table = make_table(self.model)
@@ -772,6 +792,8 @@ class PlaygroundView(QWidget):
                                    "scorer": scorer or self.scorer_combo.currentText(),
                                    "now": self.now_iso(), "chain": self.chain_check.isChecked(),
                                    "domains": self.domains()}
+        if not self.abstain_check.isChecked():
+            options["abstain"] = False
         state = self.state_dict()
         if state is not None:
             options["state"] = state
@@ -821,7 +843,7 @@ class PlaygroundView(QWidget):
         scorer = options["scorer"]
         compare = None
         if self.compare_check.isChecked():
-            compare = "v2" if scorer == "v3" else "v3"
+            compare = COMPARE_WITH.get(scorer, "pulse")
         compare_options = {**options, "scorer": compare} if compare else None
         self._generation += 1
         generation = self._generation
@@ -854,9 +876,14 @@ class PlaygroundView(QWidget):
         else:
             self.compare_model.set_output(None)
         self.compare_pane.setVisible(other is not None and self.compare_check.isChecked())
-        self.main_caption.setText(f"{out['scorer']} — {len(out['results'])} results")
+        self.main_caption.setText(self._caption(out))
         if other:
-            self.compare_caption.setText(f"{other['scorer']} — {len(other['results'])} results")
+            self.compare_caption.setText(self._caption(other))
+        self.abstain_label.setVisible(bool(out.get("abstained")))
+        self.abstain_label.setText(
+            f"Nothing relevant — {out['abstain_reason'].removeprefix('nothing relevant: ')}. "
+            "A companion would say it does not remember; untick “Say when nothing is relevant” "
+            "to rank anyway." if out.get("abstained") else "")
         self.gates_label.setText(self._gates_text(out))
         self.copy_button.setEnabled(True)
         self.table.resizeColumnsToContents()
@@ -866,10 +893,19 @@ class PlaygroundView(QWidget):
         self.compare_table.setColumnWidth(ResultsModel.FIXED.index("factors"), 160)
         self.compare_table.setColumnWidth(ResultsModel.FIXED.index("title"), 220)
         n = len(out["results"])
-        self._say(f"{n} result{'s' if n != 1 else ''} for {query!r} ({out['scorer']}, now "
-                  f"{out['now']})" if n else f"No results for {query!r}: nothing relevant "
-                  "enough in the allowed domains.")
+        if out.get("abstained"):
+            self._say(f"Nothing relevant for {query!r} ({out['scorer']}): the memory abstained.")
+        else:
+            self._say(f"{n} result{'s' if n != 1 else ''} for {query!r} ({out['scorer']}, now "
+                      f"{out['now']})" if n else f"No results for {query!r}: nothing relevant "
+                      "enough in the allowed domains.")
         self.resultsReady.emit(out)
+
+    @staticmethod
+    def _caption(out: dict[str, Any]) -> str:
+        if out.get("abstained"):
+            return f"{out['scorer']} — nothing relevant"
+        return f"{out['scorer']} — {len(out['results'])} results"
 
     @staticmethod
     def _gates_text(out: dict[str, Any]) -> str:
@@ -914,8 +950,8 @@ class PlaygroundView(QWidget):
             return
         options = self.request_options()
         if options["scorer"] in ("cosine", "bm25"):
-            options["scorer"] = "v3"
-            self._say("Explain works with v2, v3 and hybrid: explaining with v3.")
+            options["scorer"] = "pulse"
+            self._say("Explain works with pulse, dense and v2: explaining with pulse.")
         event: str | int = int(ref) if ref.isdigit() else ref
         self._generation += 1
         generation = self._generation

@@ -10,8 +10,9 @@ TERM_HELP: dict[str, str] = {
     "cosine": "Cosine similarity between the query's embedding and the event's embedding "
               "(−1..1): how close the two texts are in meaning.",
     "relevance": "The cosine rescaled against this memory's typical match (median → 0, best "
-                 "→ 1) and clipped at 0, so relevance is comparable across queries. In hybrid "
-                 "mode it mixes the dense and the keyword (BM25) channels.",
+                 "→ 1) and clipped at 0, so relevance is comparable across queries. The pulse "
+                 "scorer mixes the dense and the keyword (BM25) channels and adds the context "
+                 "of the message said next to it.",
     "days_ago": "How many days before “now” the event happened.",
     "lambda": "λ, the decay rate per day of the event's belief class (axioms never decay; "
               "hypotheses fade fastest). Anchored events (user flag) decay at most 0.001/day.",
@@ -20,23 +21,30 @@ TERM_HELP: dict[str, str] = {
                         "pinned at 0.85 or more, so they never fade.",
     "recency_eff": "max(recency, confidence_floor): the recency actually used.",
     "floor_applied": "Yes when the floor, not the decay, set the effective recency.",
-    "alpha": "α, the share of relevance that time cannot take away (0.5 by default): even a "
+    "alpha": "α, the share of relevance that time cannot take away (0.75 by default): even a "
              "very old memory keeps α of its relevance.",
     "recency_factor": "α + (1 − α) × recency_eff: the time multiplier, between α and 1.",
-    "emotion": "Emotion boost (v3): 1 + β × emotional similarity between the query's or the "
+    "emotion": "Emotion boost (pulse, dense): 1 + β × emotional similarity between the query's or the "
                "mood's emotions and the event's, when the emotion gate is open; else 1.",
-    "state": "State boost (v3): 1 + γ × how well the event fits the user's current state "
+    "state": "State boost (pulse, dense): 1 + γ × how well the event fits the user's current state "
              "(stress, sleep, HRV, recent life events); 1 when no state is given.",
-    "anchor": "Anchor boost (v3): a small lift for user-flagged anchor events that are among "
+    "anchor": "Anchor boost (pulse, dense): a small lift for user-flagged anchor events that are among "
               "the top candidates; else 1.",
-    "date": "Date boost (v3): when the query names a time (“last month”), events near that "
-            "date get up to ×1.25; else 1.",
-    "dense_relevance": "Hybrid only: the relevance from the embedding (dense) channel alone.",
-    "bm25": "Hybrid only: the raw BM25 keyword score of the event for the query's words.",
-    "bm25_norm": "Hybrid only: BM25 divided by the best BM25 of this query (0..1).",
-    "fusion_dense_weight": "Hybrid only: the weight of the dense channel in the mix "
-                           "(relevance = w × dense + (1 − w) × bm25_norm).",
-    "base": "relevance × recency_factor: the score before the v3 boosts.",
+    "date": "Date boost (pulse, dense): when the query names a time (“last month”), events "
+            "near that date get up to ×3 (1 + δ with δ = 2); else 1.",
+    "dense_relevance": "pulse only: the relevance from the embedding (dense) channel alone.",
+    "bm25": "pulse only: the raw BM25 keyword score of the event for the query's words.",
+    "bm25_norm": "pulse only: BM25 divided by the best BM25 of this query (0..1).",
+    "fusion_dense_weight": "pulse only: the weight of the dense channel in the mix "
+                           "(relevance = w × dense + (1 − w) × bm25_norm + λ × context).",
+    "context_relevance": "pulse only: the mixed relevance of the message said just before or "
+                         "after this one (within an hour): an answer carries its question's "
+                         "words.",
+    "context_weight": "pulse only: λ, the share of that neighbour's relevance an event gains.",
+    "via_chain": "Chain mode: the event came with the story as a cause of the best match, "
+                 "not because the query ranked it.",
+    "base": "relevance × recency_factor: the score before the mood, body, anchor and date "
+            "boosts.",
     "median_cosine": "The median cosine of all events for this query (the relevance zero).",
     "max_cosine": "The best cosine of any event for this query (the relevance one).",
     "score": "The final score: relevance × recency_factor × emotion × state × anchor × date. "

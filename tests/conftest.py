@@ -49,6 +49,12 @@ def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from core.memory import Memory, demo_corpus_path
 
     path = tmp_path_factory.mktemp("demo") / "demo.db"
+    prebuilt = os.environ.get("PULSE_TEST_DEMO_DB")  # bench/mutate.py builds it once per run
+    if prebuilt and Path(prebuilt).is_file():
+        import shutil
+
+        shutil.copy(prebuilt, path)
+        return path
     with Memory.open(path, create=True) as mem:
         mem.import_corpus(demo_corpus_path())
     return path

@@ -51,16 +51,57 @@ def test_retrieve_json_shape(demo_copy: Path) -> None:
                    db=demo_copy)
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
-    assert set(out) >= {"query", "effective_query", "scorer", "now", "gates", "results"}
+    assert set(out) >= {"query", "effective_query", "scorer", "now", "gates", "results",
+                        "abstained", "abstain_reason", "evidence"}
     assert set(out["gates"]) == {"emotion", "state", "date_ref_days", "hint"}
-    assert out["now"] == NOW and out["scorer"] == "v3" and len(out["results"]) == 3
+    assert out["now"] == NOW and out["scorer"] == "pulse" and len(out["results"]) == 3
+    assert out["abstained"] is False and out["abstain_reason"] is None
     r = out["results"][0]
     assert set(r) >= {"id", "key", "title", "text", "ts", "belief_class", "domain", "user_flag",
                       "score", "terms", "sources"}
     assert set(r["terms"]) >= {"cosine", "relevance", "days_ago", "lambda", "recency",
                                "confidence_floor", "recency_eff", "floor_applied", "alpha",
-                               "recency_factor", "emotion", "state", "anchor", "date"}
+                               "recency_factor", "emotion", "state", "anchor", "date",
+                               "dense_relevance", "bm25", "bm25_norm", "fusion_dense_weight",
+                               "context_relevance", "context_weight"}
     assert r["sources"] and r["sources"][0]["source_kind"] == "pulse-corpus"
+    assert r["via_chain"] is None
+
+
+def test_nothing_relevant_is_said_plainly(demo_copy: Path) -> None:
+    human = pulse("retrieve", "xqzv blorf quantum lasagna", "--now", NOW, db=demo_copy)
+    assert human.returncode == 0, human.stderr
+    assert "nothing relevant: the closest event's cosine" in human.stdout
+    assert "--no-abstain" in human.stdout
+    out = json.loads(pulse("retrieve", "xqzv blorf quantum lasagna", "--json", "--now", NOW,
+                           db=demo_copy).stdout)
+    assert out["abstained"] is True and out["results"] == []
+    assert out["abstain_reason"].startswith("nothing relevant:")
+    forced = json.loads(pulse("retrieve", "xqzv blorf quantum lasagna", "--json", "--now", NOW,
+                              "--no-abstain", "--top-k", "3", db=demo_copy).stdout)
+    assert forced["abstained"] is False and len(forced["results"]) == 3
+    old = json.loads(pulse("retrieve", "feeling abandoned", "--json", "--now", NOW,
+                           "--scorer", "v3", db=demo_copy).stdout)
+    assert old["scorer"] == "dense"
+
+
+def test_chain_and_why_from_the_command_line(demo_copy: Path) -> None:
+    story = pulse("retrieve", "what led to my burnout diagnosis", "--chain", "--top-k", "5",
+                  "--now", NOW, db=demo_copy)
+    assert story.returncode == 0, story.stderr
+    lines = story.stdout.splitlines()
+    assert "[e031]" in lines[1] and "(via chain: a cause)" in lines[1]
+    assert "[e042]" in lines[4]
+    why = pulse("why", "e042", db=demo_copy)
+    assert why.returncode == 0, why.stderr
+    assert why.stdout.splitlines()[0] == "what led to e042 2021-11-08 Burnout diagnosis"
+    assert [line.split()[0] for line in why.stdout.splitlines()[1:]] == ["e031", "e035", "e041"]
+    out = json.loads(pulse("why", "--query", "my panic attack at work", "--json", db=demo_copy,
+                           ).stdout)
+    assert out["event"]["key"] == "e041" and [c["key"] for c in out["causes"]] == \
+        ["e031", "e035"]
+    bad = pulse("why", db=demo_copy)
+    assert bad.returncode == 1 and "give an EVENT or --query" in bad.stderr
 
 
 def test_state_from_stdin_and_batch(demo_copy: Path) -> None:
@@ -74,7 +115,7 @@ def test_state_from_stdin_and_batch(demo_copy: Path) -> None:
                   stdin="\n".join(json.dumps(x) for x in lines))
     assert batch.returncode == 0, batch.stderr
     outs = [json.loads(line) for line in batch.stdout.splitlines()]
-    assert [o["scorer"] for o in outs] == ["v3", "bm25"]
+    assert [o["scorer"] for o in outs] == ["pulse", "bm25"]
     assert outs[0]["results"] == single["results"]
     assert len(outs[1]["results"]) == 2
 

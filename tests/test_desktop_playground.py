@@ -84,12 +84,13 @@ def test_table_equals_cli_exactly(qtbot, view, session, tmp_path):
     statefile = tmp_path / "state.json"
     statefile.write_text(json.dumps(STATE))
     view.query_edit.setText("my father left")
-    view.scorer_combo.setCurrentText("v3")
+    view.scorer_combo.setCurrentText("dense")
+    assert view.scorer_combo.currentText() == "dense"
     view.top_k.setValue(5)
     view.set_state(STATE)
     assert view.state_dict() == STATE
     out = run(qtbot, view)
-    expected = cli_retrieve(session.path, "my father left", "--scorer", "v3", "--top-k", "5",
+    expected = cli_retrieve(session.path, "my father left", "--scorer", "dense", "--top-k", "5",
                             "--state", str(statefile))
     assert out == expected                      # the output the view holds, to the float
     rows = table_rows(view.model)
@@ -119,6 +120,24 @@ def test_table_equals_cli_exactly(qtbot, view, session, tmp_path):
             assert delta == v2_rank[r["id"]] - (i + 1)
         else:
             assert text == "new"
+
+
+def test_abstention_is_shown_plainly(qtbot, view, session):
+    view.query_edit.setText("xqzv blorf quantum lasagna")
+    assert view.scorer_combo.currentText() == "pulse"          # the default
+    out = run(qtbot, view)
+    assert out == cli_retrieve(session.path, "xqzv blorf quantum lasagna")
+    assert out["abstained"] is True and out["results"] == []
+    assert view.abstain_label.isVisibleTo(view)
+    assert view.abstain_label.text().startswith("Nothing relevant — the closest event's cosine")
+    assert view.main_caption.text() == "pulse — nothing relevant"
+    assert view.model.rowCount() == 0
+    view.abstain_check.setChecked(False)                       # rank anyway
+    out = run(qtbot, view)
+    assert out == cli_retrieve(session.path, "xqzv blorf quantum lasagna", "--no-abstain")
+    assert out["abstained"] is False and view.model.rowCount() == len(out["results"]) == 10
+    assert not view.abstain_label.isVisibleTo(view)
+    assert "10 results" in view.main_caption.text()
 
 
 def test_v2_without_state_and_alpha_override(qtbot, view, session, tmp_path):

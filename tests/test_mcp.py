@@ -23,6 +23,8 @@ CORPUS = {
          "ts": "2026-10-20", "entities": ["dana"], "emotions": {"anger": 0.7, "shame": 0.4}},
         {"key": "e2", "title": "Hiking trip", "description": "A calm day in the hills.",
          "ts": "2026-09-01", "emotions": {"joy": 0.8}},
+        {"key": "e3", "title": "Apologised to Dana", "description": "Coffee and a real sorry.",
+         "ts": "2026-10-22", "entities": ["dana"], "parents": ["e1"]},
     ],
 }
 
@@ -93,6 +95,7 @@ async def _session(db: Path, via_cli: bool) -> dict:
                                                         "replacement": ["$29"], "note": "price"})
                 out["brief_after"] = await call("brief", {"budget": 400})
                 out["get_event"] = await call("get_event", {"id": "e1"})
+                out["why"] = await call("why", {"event": "e3"})
                 out["bad_recall"] = await call("recall", {"query": 42})
                 out["bad_event"] = await call("get_event", {"id": 99999})
                 out["bad_state"] = await call("recall", {"query": "x",
@@ -114,7 +117,7 @@ def test_mcp_session_over_stdio(db_path: Path, via_cli: bool) -> None:
     with Memory.open(db_path, create=True) as m:
         m.import_corpus(CORPUS)
     out = anyio.run(_session, db_path, via_cli)
-    assert out["tools"] == ["brief", "correct", "get_event", "recall", "remember"]
+    assert out["tools"] == ["brief", "correct", "get_event", "recall", "remember", "why"]
     err, recall = out["recall"]
     assert not err and recall["results"][0]["key"] == "e1"
     first = recall["results"][0]
@@ -125,6 +128,8 @@ def test_mcp_session_over_stdio(db_path: Path, via_cli: bool) -> None:
     assert not err and correction["binding"] and correction["journal_seq"] > 0
     err, brief = out["brief_after"]
     assert not err and brief["text"].splitlines()[1] == "CORRECTIONS"
+    err, why = out["why"]
+    assert not err and why["event"]["key"] == "e3" and [c["key"] for c in why["causes"]] == ["e1"]
     err, event = out["get_event"]
     assert not err and event["event"]["key"] == "e1" and event["entities"][0]["name"] == "Dana"
     assert event["emotions"]["anger"] == pytest.approx(0.7)
@@ -138,6 +143,42 @@ def test_mcp_session_over_stdio(db_path: Path, via_cli: bool) -> None:
     with Memory.open(db_path) as m:
         assert m.verify() == []
         assert m.stats()["counts"]["corrections"] == 1
+
+
+def test_why_and_chain_directly(demo_db: Path, tmp_path: Path) -> None:
+    """recall with chain brings causes; why answers what led to an event; recall says when
+    nothing is relevant — all through Memory, on a copy of the demo memory."""
+    import shutil
+
+    from core.errors import PulseError
+    from core.mcp_server import PulseTools
+
+    copy = tmp_path / "demo.db"
+    shutil.copy(demo_db, copy)
+    with Memory.open(copy) as memory:
+        tools = PulseTools(memory)
+        why = tools.call("why", {"event": "e042"})
+        assert [c["key"] for c in why["causes"]] == ["e031", "e035", "e041"]
+        assert [c["hops"] for c in why["causes"]] == [3, 2, 1]
+        assert [c["key"] for c in tools.call("why", {"event": "e042", "depth": 1})["causes"]] \
+            == ["e041"]
+        by_query = tools.call("why", {"query": "Burnout diagnosis"})
+        assert by_query["event"]["key"] == "e042" and by_query["causes"] == why["causes"]
+        story = tools.call("recall", {"query": "what led to my burnout diagnosis", "top_k": 5,
+                                      "chain": True})
+        keys = [r["key"] for r in story["results"]]
+        assert keys[:4] == ["e031", "e035", "e041", "e042"]
+        assert any(r["via_chain"] for r in story["results"])
+        nothing = tools.call("recall", {"query": "xqzv blorf quantum lasagna"})
+        assert nothing["abstained"] is True and nothing["results"] == []
+        assert nothing["abstain_reason"].startswith("nothing relevant")
+        for args, needle in (({}, "one of them"), ({"event": "e042", "query": "x"}, "one of them"),
+                             ({"event": "e042", "depth": 11}, "depth"),
+                             ({"event": True}, "number or a key"),
+                             ({"event": "nope"}, "no event"),
+                             ({"query": "x", "domains": ["mars"]}, "unknown domain")):
+            with pytest.raises(PulseError, match=needle):
+                tools.call("why", args)
 
 
 def test_size_limits_directly(memory: Memory) -> None:

@@ -201,7 +201,7 @@ def test_mcp_refuses_oversized_and_malformed_input(tmp_path: Path) -> None:
                       b'{"id": 4}', b"[" * 100_000 + b"]" * 100_000):
             server.send_raw(frame)
         server.send({"jsonrpc": "2.0", "id": 10, "method": "tools/list"})
-        assert len(server.wait_for(10)["result"]["tools"]) == 5
+        assert len(server.wait_for(10)["result"]["tools"]) == 6
 
         refused = {
             11: ("recall", {"query": "x" * 5_000_000}, "limit"),

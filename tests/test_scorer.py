@@ -1,4 +1,5 @@
-"""The scorer's contract (ENGINE §3): recency, floors, anchors, gates, the breakdown, chain order,
+"""The scorer's contract (ENGINE §3 and docs/scoring.md): recency, floors, anchors, gates, the
+breakdown, chain order and causes, abstention, scorer names,
 the no-regression property and model isolation."""
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ def test_floor_bounds_recency(memory: Memory) -> None:
     assert t["recency"] < 0.4
     assert t["recency_eff"] == 0.4
     assert t["floor_applied"] is True
-    assert t["recency_factor"] == pytest.approx(0.5 + 0.5 * 0.4)
+    assert t["recency_factor"] == pytest.approx(0.75 + 0.25 * 0.4)
 
 
 def test_user_flag_caps_decay_but_never_makes_an_axiom_decay(memory: Memory) -> None:
@@ -122,7 +123,7 @@ STRESSED = {"mood_vector": {"shame": 0.8, "sadness": 0.6}, "stress_proxy": 0.75,
             "snapshot_days_ago": 20}
 
 
-@pytest.mark.parametrize("scorer", ["v2", "v3", "hybrid"])
+@pytest.mark.parametrize("scorer", ["v2", "dense", "pulse", "v3", "hybrid"])
 @pytest.mark.parametrize("state", [None, STRESSED])
 def test_factors_multiply_to_the_score(demo: Memory, scorer: str, state) -> None:
     for query in ("feeling abandoned by my father", "coffee", "what happened last month"):
@@ -131,6 +132,8 @@ def test_factors_multiply_to_the_score(demo: Memory, scorer: str, state) -> None
         _assert_breakdown(out)
         scores = [r["score"] for r in out["results"]]
         assert scores == sorted(scores, reverse=True)
+        _assert_breakdown(demo.retrieve(query, scorer=scorer, state=state, now=NOW, top_k=15,
+                                        chain=True))
 
 
 def test_cosine_and_bm25_baselines(demo: Memory) -> None:
@@ -141,18 +144,33 @@ def test_cosine_and_bm25_baselines(demo: Memory) -> None:
     assert [r["score"] for r in bm["results"]] == sorted((r["score"] for r in bm["results"]), reverse=True)
 
 
-def test_hybrid_breakdown_shows_both_channels(demo: Memory) -> None:
-    out = demo.retrieve("coffee", scorer="hybrid", now=NOW, top_k=5)
+def test_pulse_breakdown_shows_both_channels(demo: Memory) -> None:
+    out = demo.retrieve("coffee", scorer="pulse", now=NOW, top_k=5)
     t = out["results"][0]["terms"]
     w = t["fusion_dense_weight"]
-    assert t["relevance"] == pytest.approx(w * t["dense_relevance"] + (1 - w) * t["bm25_norm"])
-    assert t["bm25"] > 0
+    assert t["relevance"] == pytest.approx(w * t["dense_relevance"] + (1 - w) * t["bm25_norm"]
+                                           + t["context_weight"] * t["context_relevance"])
+    assert t["bm25"] > 0 and t["dense_relevance"] > 0
+
+
+def test_pulse_is_the_default_and_old_names_are_aliases(demo: Memory) -> None:
+    default = demo.retrieve("coffee with Dana", now=NOW, top_k=5)
+    assert default["scorer"] == "pulse"
+    for alias, name in (("hybrid", "pulse"), ("v3", "dense")):
+        old = demo.retrieve("coffee with Dana", scorer=alias, now=NOW, top_k=5)
+        new = demo.retrieve("coffee with Dana", scorer=name, now=NOW, top_k=5)
+        assert old["scorer"] == name
+        assert [(r["id"], r["score"]) for r in old["results"]] == \
+            [(r["id"], r["score"]) for r in new["results"]]
+    assert [(r["id"], r["score"]) for r in default["results"]] == \
+        [(r["id"], r["score"]) for r in demo.retrieve("coffee with Dana", scorer="pulse",
+                                                      now=NOW, top_k=5)["results"]]
 
 
 # -- gates ----------------------------------------------------------------------------------------
 
 def test_no_signal_opens_no_gate(demo: Memory) -> None:
-    out = demo.retrieve("the radio on the kitchen table", scorer="v3", now=NOW)
+    out = demo.retrieve("the radio on the kitchen table", scorer="dense", now=NOW)
     assert out["gates"] == {"emotion": False, "state": None, "date_ref_days": None, "hint": None}
     assert out["effective_query"] == out["query"]
     for r in out["results"]:
@@ -160,47 +178,50 @@ def test_no_signal_opens_no_gate(demo: Memory) -> None:
 
 
 def test_radio_is_not_joy_but_ashamed_is_shame(demo: Memory) -> None:
-    assert demo.retrieve("radio", scorer="v3", now=NOW)["gates"]["emotion"] is False
-    out = demo.retrieve("I feel so ashamed of myself", scorer="v3", now=NOW)
+    assert demo.retrieve("radio", scorer="dense", now=NOW)["gates"]["emotion"] is False
+    out = demo.retrieve("I feel so ashamed of myself", scorer="dense", now=NOW)
     assert out["gates"]["emotion"] is True
     assert any(r["terms"]["emotion"] > 1.0 for r in out["results"])
     assert out["gates"]["state"] is None and out["gates"]["date_ref_days"] is None
 
 
-def test_mood_opens_emotion_gate_and_adds_the_hint(demo: Memory) -> None:
-    out = demo.retrieve("coffee", scorer="v3", now=NOW, state={"mood_vector": {"shame": 0.8}})
+def test_mood_opens_emotion_gate_and_the_hint_only_when_asked(demo: Memory) -> None:
+    out = demo.retrieve("coffee", scorer="dense", now=NOW, state={"mood_vector": {"shame": 0.8}})
     assert out["gates"]["emotion"] is True
+    assert out["gates"]["hint"] is None and out["effective_query"] == "coffee"
+    out = demo.retrieve("coffee", scorer="dense", now=NOW, state={"mood_vector": {"shame": 0.8}},
+                        settings={"mood_hint": True})
     assert out["gates"]["hint"] == "wound self-blame rejection origin"
     assert out["effective_query"] == "coffee wound self-blame rejection origin"
     assert out["gates"]["state"] is None
 
 
 def test_weak_mood_opens_nothing(demo: Memory) -> None:
-    out = demo.retrieve("coffee", scorer="v3", now=NOW, state={"mood_vector": {"joy": 0.3}})
+    out = demo.retrieve("coffee", scorer="dense", now=NOW, state={"mood_vector": {"joy": 0.3}})
     assert out["gates"]["emotion"] is False and out["gates"]["hint"] is None
 
 
 def test_body_state_gate_only_on_body_signals(demo: Memory) -> None:
-    stressed = demo.retrieve("work", scorer="v3", now=NOW, state={"stress_proxy": 0.8})
+    stressed = demo.retrieve("work", scorer="dense", now=NOW, state={"stress_proxy": 0.8})
     assert stressed["gates"]["state"] == "stressed"
     assert stressed["gates"]["emotion"] is False
     assert any(r["terms"]["state"] == pytest.approx(1.15) for r in stressed["results"])
     assert all(r["terms"]["state"] in (1.0, pytest.approx(1.15), pytest.approx(1.105))
                for r in stressed["results"])
-    restored = demo.retrieve("work", scorer="v3", now=NOW,
+    restored = demo.retrieve("work", scorer="dense", now=NOW,
                              state={"stress_proxy": 0.2, "sleep_quality": 0.8})
     assert restored["gates"]["state"] == "restored"
-    neutral = demo.retrieve("work", scorer="v3", now=NOW, state={"stress_proxy": 0.45})
+    neutral = demo.retrieve("work", scorer="dense", now=NOW, state={"stress_proxy": 0.45})
     assert neutral["gates"]["state"] is None
 
 
 def test_date_gate_from_phrase_and_snapshot(demo: Memory) -> None:
-    out = demo.retrieve("what happened last month", scorer="v3", now=NOW)
+    out = demo.retrieve("what happened last month", scorer="dense", now=NOW)
     assert out["gates"]["date_ref_days"] == 40
     assert any(r["terms"]["date"] > 1.0 for r in out["results"])
-    assert demo.retrieve("the lastmonth plan", scorer="v3", now=NOW)["gates"]["date_ref_days"] is None
-    assert demo.retrieve("что было в прошлом месяце", scorer="v3", now=NOW)["gates"]["date_ref_days"] == 40
-    snap = demo.retrieve("coffee", scorer="v3", now=NOW, state={"snapshot_days_ago": 7})
+    assert demo.retrieve("the lastmonth plan", scorer="dense", now=NOW)["gates"]["date_ref_days"] is None
+    assert demo.retrieve("что было в прошлом месяце", scorer="dense", now=NOW)["gates"]["date_ref_days"] == 40
+    snap = demo.retrieve("coffee", scorer="dense", now=NOW, state={"snapshot_days_ago": 7})
     assert snap["gates"]["date_ref_days"] == 7
 
 
@@ -222,7 +243,7 @@ def test_anchor_boosts_only_flagged_events_in_top_8(memory: Memory) -> None:
             return query.astype(np.float32)
 
     memory.scorer._embedder = lambda: Fixed()
-    out = memory.retrieve("anything", scorer="v3", now=NOW, top_k=30)
+    out = memory.retrieve("anything", scorer="dense", now=NOW, top_k=30, abstain=False)
     by_id = {r["id"]: r for r in out["results"]}
     bases = sorted(out["results"], key=lambda r: (-r["terms"]["base"], r["id"]))[:8]
     top8 = {r["id"] for r in bases}
@@ -255,8 +276,8 @@ def test_v3_equals_v2_without_signals(tmp_path_factory, seed: int, n: int, top_k
                 belief_class=cls, confidence_floor=floor, archivable=0 if cls == "axiom" else 1,
                 emotions=emotions, biometrics={"hrv": 40, "sleep_quality": 0.2})
         for query in ("notes about the garden project", "a plain question about tables"):
-            v2 = memory.retrieve(query, scorer="v2", now=NOW, top_k=top_k)
-            v3 = memory.retrieve(query, scorer="v3", now=NOW, top_k=top_k)
+            v2 = memory.retrieve(query, scorer="v2", now=NOW, top_k=top_k, abstain=False)
+            v3 = memory.retrieve(query, scorer="dense", now=NOW, top_k=top_k, abstain=False)
             assert v3["gates"] == {"emotion": False, "state": None, "date_ref_days": None, "hint": None}
             assert [(r["id"], r["score"]) for r in v3["results"]] == \
                 [(r["id"], r["score"]) for r in v2["results"]]
@@ -283,11 +304,137 @@ def test_chain_mode_orders_roots_first_and_is_deterministic(memory: Memory) -> N
     records.link_events(memory.conn, actor="manual", parent_id=ids[0], child_id=ids[1])
     records.link_events(memory.conn, actor="manual", parent_id=ids[1], child_id=ids[2])
     records.link_events(memory.conn, actor="manual", parent_id=ids[2], child_id=ids[3])
-    runs = [memory.retrieve("money and the job", scorer="v3", now=NOW, top_k=4, chain=True)
+    runs = [memory.retrieve("money and the job", scorer="dense", now=NOW, top_k=4, chain=True)
             for _ in range(3)]
     orders = [[r["id"] for r in out["results"]] for out in runs]
     assert orders[0] == orders[1] == orders[2]
     assert orders[0] == ids[:4]
+
+
+def chain_memory(memory: Memory) -> list[int]:
+    """A causal chain whose root has nothing in common with the query below."""
+    titles = ["Grandfather left me his old car", "Sold the car to pay for violin lessons",
+              "Auditioned for the city orchestra", "Stage fright before the orchestra audition",
+              "Unrelated: repainted the kitchen yellow"]
+    ids = [add(memory, t, days_ago=400 - 80 * i) for i, t in enumerate(titles)]
+    for parent, child in ((0, 1), (1, 2), (2, 3)):
+        records.link_events(memory.conn, actor="manual", parent_id=ids[parent],
+                            child_id=ids[child])
+    # closer to the query than the root, so that the plain ranking leaves the root out
+    for i, what in enumerate(("a concert", "the school play", "a wedding speech", "karaoke night",
+                              "the choir's first show", "a piano recital", "an open mic")):
+        add(memory, f"Nervous on stage at {what}", days_ago=60 + i)
+    for i in range(20):  # a memory large enough for the normalised relevance
+        add(memory, f"Shopping list number {i}: bread, milk, eggs", days_ago=30 + i)
+    return ids
+
+
+def test_chain_brings_causes_the_query_did_not_rank(memory: Memory) -> None:
+    ids = chain_memory(memory)
+    plain = memory.retrieve("stage fright at the orchestra audition", scorer="pulse", now=NOW,
+                            top_k=3)
+    assert ids[0] not in [r["id"] for r in plain["results"]]
+    out = memory.retrieve("stage fright at the orchestra audition", scorer="pulse", now=NOW,
+                          top_k=5, chain=True)
+    order = [r["id"] for r in out["results"]]
+    assert order[:4] == ids[:4]                        # roots first: the whole story
+    by = {r["id"]: r for r in out["results"]}
+    assert by[ids[0]]["via_chain"] == {"anchor": ids[3], "hops": 3, "relation": "cause"}
+    assert by[ids[0]]["terms"]["via_chain"] is True
+    assert by[ids[3]]["via_chain"] is None
+    for r in out["results"]:                           # the breakdown still multiplies
+        t = r["terms"]
+        assert r["score"] == pytest.approx(t["relevance"] * t["recency_factor"] * t["emotion"]
+                                           * t["state"] * t["anchor"] * t["date"], abs=1e-9)
+
+
+def test_chain_never_crosses_a_domain_filter(memory: Memory) -> None:
+    ids = chain_memory(memory)
+    memory.set_belief(ids[1], domain="fiction_content")
+    out = memory.retrieve("stage fright at the orchestra audition", scorer="pulse", now=NOW,
+                          top_k=5, chain=True, domains="real")
+    got = [r["id"] for r in out["results"]]
+    assert ids[1] not in got and ids[0] not in got    # the root is reached only through ids[1]
+    assert all(r["domain"] == "real" for r in out["results"])
+    assert ids[2] in got and ids[3] in got
+
+
+def test_chain_order_follows_causes_not_dates(memory: Memory) -> None:
+    """A memory recorded later about something older: the cause is dated after its effect.
+    Roots first means the cause first, whatever the dates say."""
+    late_cause = add(memory, "Remembered in therapy: the flood took our house when I was six",
+                     days_ago=10)
+    early_effect = add(memory, "Afraid of rain since childhood, a fear of floods", days_ago=300)
+    records.link_events(memory.conn, actor="manual", parent_id=late_cause,
+                        child_id=early_effect)
+    for i in range(25):
+        add(memory, f"Shopping list number {i}: bread, milk, eggs", days_ago=30 + i)
+    out = memory.retrieve("afraid of rain and floods", scorer="pulse", now=NOW, top_k=3,
+                          chain=True)
+    assert [r["id"] for r in out["results"]][:2] == [late_cause, early_effect]
+
+
+def test_chain_respects_top_k_keeping_the_anchor_and_nearest_causes(memory: Memory) -> None:
+    ids = chain_memory(memory)
+    out = memory.retrieve("stage fright at the orchestra audition", scorer="pulse", now=NOW,
+                          top_k=2, chain=True)
+    assert [r["id"] for r in out["results"]] == [ids[2], ids[3]]
+
+
+def test_why_lists_the_causes_roots_first(memory: Memory) -> None:
+    ids = chain_memory(memory)
+    out = memory.why(ids[3])
+    assert out["event"]["id"] == ids[3]
+    assert [c["id"] for c in out["causes"]] == ids[:3]
+    assert [c["hops"] for c in out["causes"]] == [3, 2, 1]
+    assert out["causes"][2]["led_to"] == [{"id": ids[3], "kind": "causal", "strength": 0.5}]
+    assert [c["id"] for c in memory.why(ids[3], depth=1)["causes"]] == [ids[2]]
+    by_query = memory.why(query="stage fright at the orchestra audition", now=NOW)
+    assert by_query["event"]["id"] == ids[3] and by_query["causes"] == out["causes"]
+    nothing = memory.why(query="xqzv blorf quantum lasagna", now=NOW,
+                         settings={"abstain_cosine": 0.99})
+    assert nothing["abstained"] is True and nothing["event"] is None
+    assert nothing["abstain_reason"].startswith("nothing relevant")
+    with pytest.raises(PulseError, match="one of them"):
+        memory.why(ids[3], query="both")
+
+
+# -- abstention ----------------------------------------------------------------------------------
+
+def test_nothing_relevant_abstains_with_a_reason(demo: Memory) -> None:
+    for scorer in ("pulse", "dense", "v2"):
+        out = demo.retrieve("xqzv blorf quantum lasagna", scorer=scorer, now=NOW)
+        assert out["abstained"] is True and out["results"] == []
+        assert out["abstain_reason"].startswith("nothing relevant:")
+        assert "0 of 4 query words" in out["abstain_reason"]
+        ev = out["evidence"]
+        assert ev["term_coverage"] == 0.0 and ev["max_cosine"] < ev["events"]
+    forced = demo.retrieve("xqzv blorf quantum lasagna", scorer="pulse", now=NOW,
+                           abstain=False)
+    assert forced["abstained"] is False and forced["results"]
+    for scorer in ("cosine", "bm25"):   # the baselines never abstain
+        assert demo.retrieve("xqzv blorf quantum lasagna", scorer=scorer, now=NOW)[
+            "abstained"] is False
+
+
+def test_own_questions_do_not_abstain(demo: Memory) -> None:
+    for query in ("feeling abandoned", "coffee with Dana", "my dog", "письмо от мамы",
+                  "how was I then"):
+        out = demo.retrieve(query, now=NOW)
+        assert out["abstained"] is False and out["results"], query
+
+
+def test_a_model_without_calibration_never_abstains(demo: Memory) -> None:
+    out = demo.retrieve("xqzv blorf quantum lasagna", now=NOW,
+                        settings={"abstain_model": "some-other-model"})
+    assert out["abstained"] is False and out["results"]
+    assert out["evidence"]["calibrated"] is False
+
+
+def test_an_empty_memory_abstains(memory: Memory) -> None:
+    out = memory.retrieve("anything at all", now=NOW)
+    assert out["abstained"] is True and out["results"] == []
+    assert "no event" in out["abstain_reason"]
 
 
 # -- isolation and validation ----------------------------------------------------------------------
@@ -307,14 +454,14 @@ def test_a_query_never_mixes_models(memory: Memory) -> None:
 def test_domain_filter_applies_before_scoring(memory: Memory) -> None:
     real = add(memory, "Walked the dog in the park")
     fiction = add(memory, "The heroine walks her dog in the park", domain="fiction_content")
-    out = memory.retrieve("dog in the park", scorer="v3", now=NOW, domains="real")
+    out = memory.retrieve("dog in the park", scorer="dense", now=NOW, domains="real")
     assert [r["id"] for r in out["results"]] == [real]
-    out = memory.retrieve("dog in the park", scorer="v3", now=NOW, domains=["fiction_content"])
+    out = memory.retrieve("dog in the park", scorer="dense", now=NOW, domains=["fiction_content"])
     assert [r["id"] for r in out["results"]] == [fiction]
 
 
 @pytest.mark.parametrize("options,message", [
-    ({"scorer": "v9"}, "unknown scorer"),
+    ({"scorer": "v9"}, "unknown scorer 'v9' .*pulse.*v3 = dense"),
     ({"top_k": 0}, "top_k"),
     ({"domains": "dreams"}, "unknown domain"),
     ({"state": {"mood": {}}}, "unknown key 'mood'"),
@@ -331,7 +478,7 @@ def test_bad_options_name_the_problem(memory: Memory, options: dict, message: st
 
 
 def test_explain_unranked_event(demo: Memory) -> None:
-    out = demo.explain("e001", "coffee at the café", scorer="v3", now=NOW)
+    out = demo.explain("e001", "coffee at the café", scorer="dense", now=NOW)
     r = out["result"]
     assert r["key"] == "e001"
     assert r["rank"] >= 1

@@ -15,7 +15,8 @@ from core.errors import PulseError, busy_message, is_busy
 
 # Each module adds its subcommands with `register(subparsers)`; handlers take (args) → int.
 COMMAND_MODULES = [
-    "core.cli.engine_cmds",   # init, demo, retrieve, explain, set, pin, embed, verify, digest, stats
+    "core.cli.engine_cmds",   # init, demo, retrieve, explain, why, set, pin, embed, verify, digest,
+                              # stats
     "core.cli.ingest_cmds",   # import, models check
     "core.cli.trust_cmds",    # journal export, replay, undo, forget, correct, brief, check, lint,
                               # guard, ledger, mcp

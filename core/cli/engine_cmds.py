@@ -1,4 +1,4 @@
-"""Engine commands: init, demo, retrieve, explain, set, pin, embed, verify,
+"""Engine commands: init, demo, retrieve, explain, why, set, pin, embed, verify,
 digest, stats."""
 
 from __future__ import annotations
@@ -41,6 +41,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_query_options(p)
     p.set_defaults(handler=cmd_explain)
 
+    p = sub.add_parser("why", help="what led to an event: its causes in the chains, roots first")
+    p.add_argument("event", nargs="?", help="the event (id or key); or give --query")
+    p.add_argument("--query", help="the event is this query's best match")
+    p.add_argument("--depth", type=int, help="how many links back (default: chain_depth, 4)")
+    p.add_argument("--domains", help="walk only through these domains")
+    p.add_argument("--now", help="ISO-8601 time to score the query at (default: now)")
+    p.add_argument("--no-abstain", action="store_false", dest="abstain")
+    p.set_defaults(handler=cmd_why)
+
     p = sub.add_parser("set", help="edit belief fields of an event (journaled)")
     p.add_argument("event")
     p.add_argument("--class", dest="belief_class")
@@ -65,19 +74,30 @@ def register(sub: argparse._SubParsersAction) -> None:
         sub.add_parser(name, help=text).set_defaults(handler=handler)
 
 
+SCORER_NAMES = ("pulse", "dense", "v2", "cosine", "bm25", "v3", "hybrid")
+
+
 def add_query_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--top-k", type=int, default=10, dest="top_k")
-    p.add_argument("--scorer", default="v3", choices=("cosine", "bm25", "v2", "v3", "hybrid"))
+    p.add_argument("--scorer", default="pulse", choices=SCORER_NAMES,
+                   help="pulse (default): dense + lexical relevance fused, with recency and the "
+                        "mood, body, anchor and date factors; dense: the same on cosine alone; "
+                        "v2, cosine, bm25: baselines; v3 and hybrid are the old names of dense "
+                        "and pulse")
     p.add_argument("--state", help="UserState JSON file ('-' for stdin)")
     p.add_argument("--now", help="ISO-8601 time to score at (default: now)")
-    p.add_argument("--chain", action="store_true")
+    p.add_argument("--chain", action="store_true",
+                   help="order as a story: the best match's chain, its causes first")
     p.add_argument("--domains", help="comma-separated allowed domains")
     p.add_argument("--settings", help="JSON file of scorer constants")
+    p.add_argument("--no-abstain", action="store_false", dest="abstain",
+                   help="always rank, even when nothing in the memory is relevant")
 
 
 def query_options(args: argparse.Namespace) -> dict[str, Any]:
     options: dict[str, Any] = {"top_k": args.top_k, "scorer": args.scorer, "now": args.now,
-                               "chain": args.chain, "domains": args.domains}
+                               "chain": args.chain, "domains": args.domains,
+                               "abstain": args.abstain}
     if args.state:
         options["state"] = Memory.parse_state_text(read_input(args.state, what="state"),
                                                    args.state)
@@ -116,7 +136,7 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
 
 
 def _retrieve_batch(args: argparse.Namespace) -> int:
-    allowed = {"query", "top_k", "scorer", "state", "now", "chain", "domains"}
+    allowed = {"query", "top_k", "scorer", "state", "now", "chain", "domains", "abstain"}
     failed = 0
     with open_memory(args) as memory:
         for number, line in enumerate(read_input(args.batch, what="batch").splitlines(), start=1):
@@ -147,9 +167,14 @@ def _retrieve_batch(args: argparse.Namespace) -> int:
 
 def _human_results(out: dict[str, Any]) -> str:
     lines = [f"{out['scorer']} · {out['query']!r} · now {out['now']}"]
+    if out.get("abstained"):
+        lines.append(f"  {out['abstain_reason']} (--no-abstain ranks anyway)")
+        return "\n".join(lines)
     for rank, r in enumerate(out["results"], start=1):
         key = f" [{r['key']}]" if r["key"] else ""
-        lines.append(f"{rank:>3}. {r['score']:.4f}  #{r['id']}{key} {r['ts'][:10]}  {r['title']}")
+        via = "  (via chain: a cause)" if r.get("via_chain") else ""
+        lines.append(f"{rank:>3}. {r['score']:.4f}  #{r['id']}{key} {r['ts'][:10]}  "
+                     f"{r['title']}{via}")
     if not out["results"]:
         lines.append("  (no results)")
     return "\n".join(lines)
@@ -160,6 +185,32 @@ def cmd_explain(args: argparse.Namespace) -> int:
         out = memory.explain(args.event, args.query, **query_options(args))
     emit(args, out)
     return 0
+
+
+def cmd_why(args: argparse.Namespace) -> int:
+    if (args.event is None) == (args.query is None):
+        raise PulseError("why: give an EVENT or --query (one of them)")
+    with open_memory(args) as memory:
+        out = memory.why(args.event, query=args.query, depth=args.depth, domains=args.domains,
+                         now=args.now, abstain=args.abstain)
+    emit(args, out, _human_why(out))
+    return 0
+
+
+def _human_why(out: dict[str, Any]) -> str:
+    if out["abstained"]:
+        return f"why {out['query']!r}: {out['abstain_reason']}"
+    event = out["event"]
+    name = event["key"] or f"#{event['id']}"
+    lines = [f"what led to {name} {event['ts'][:10]} {event['title']}"]
+    if not out["causes"]:
+        lines.append("  (no causes linked within "
+                     f"{out['depth']} step{'s' if out['depth'] != 1 else ''})")
+    for c in out["causes"]:
+        led = ", ".join(str(x["id"]) for x in c["led_to"])
+        lines.append(f"  {c['key'] or '#' + str(c['id'])} {c['ts'][:10]}  {c['title']}"
+                     f"  ({c['hops']} step{'s' if c['hops'] != 1 else ''} back; led to #{led})")
+    return "\n".join(lines)
 
 
 def cmd_set(args: argparse.Namespace) -> int:

@@ -1,23 +1,41 @@
-"""Chain mode (ENGINE §3): surface a causal story in order instead of scattered moments."""
+"""Chain mode (ENGINE §3, changed in docs/scoring.md): a causal story in order instead of
+scattered moments, and the causes of an event ("what led to this?").
+
+The story is anchored at the best-ranked event that has chain links. Its ancestors (causes) come
+with it even when the query did not rank them ("via chain"), then the ranked events that follow
+from it; the story is ordered roots first. Links are walked only through events the request
+allows (its domains), so a chain never carries an event across a domain filter.
+"""
 
 from __future__ import annotations
 
 import sqlite3
 from collections import defaultdict, deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from core.scoring.index import current_rev
 
 
 @dataclass
+class Link:
+    kind: str
+    strength: float
+
+
+@dataclass
 class ChainGraph:
     rev: str
     parents: dict[int, set[int]] = field(default_factory=lambda: defaultdict(set))
-    neighbours: dict[int, set[int]] = field(default_factory=lambda: defaultdict(set))
+    children: dict[int, set[int]] = field(default_factory=lambda: defaultdict(set))
+    links: dict[tuple[int, int], Link] = field(default_factory=dict)   # (parent, child)
 
     def ancestor_depth(self, event_id: int) -> int:
         """Length of the longest parent path above an event (roots are 0)."""
         return _depth(self, event_id)
+
+    def linked(self, event_id: int) -> bool:
+        return bool(self.parents.get(event_id) or self.children.get(event_id))
 
 
 def _depth(graph: ChainGraph, event_id: int, _seen: frozenset[int] = frozenset()) -> int:
@@ -40,45 +58,105 @@ class ChainCache:
         if self._graph is not None and self._graph.rev == rev:
             return self._graph
         graph = ChainGraph(rev=rev)
-        for parent, child in conn.execute("SELECT parent_id, child_id FROM event_chains"):
+        for parent, child, kind, strength in conn.execute(
+                "SELECT parent_id, child_id, kind, strength FROM event_chains"):
             graph.parents[child].add(parent)
-            graph.neighbours[parent].add(child)
-            graph.neighbours[child].add(parent)
+            graph.children[parent].add(child)
+            graph.links[(parent, child)] = Link(kind, float(strength))
         self._graph = graph
         return graph
 
 
-def _reach(graph: ChainGraph, start: int, depth: int) -> dict[int, int]:
-    """Undirected BFS distances from start, up to `depth` hops."""
-    dist = {start: 0}
+def _walk(step: dict[int, set[int]], start: int, depth: int, allowed: Callable[[int], bool]
+          ) -> dict[int, int]:
+    """Hops from start along `step` (parents or children), up to depth, through allowed events
+    only; start itself is not included."""
+    hops = {start: 0}
     queue = deque([start])
     while queue:
         node = queue.popleft()
-        if dist[node] == depth:
+        if hops[node] == depth:
             continue
-        for nxt in sorted(graph.neighbours.get(node, ())):
-            if nxt not in dist:
-                dist[nxt] = dist[node] + 1
+        for nxt in sorted(step.get(node, ())):
+            if nxt not in hops and allowed(nxt):
+                hops[nxt] = hops[node] + 1
                 queue.append(nxt)
-    return dist
+    del hops[start]
+    return hops
 
 
-def chain_order(graph: ChainGraph, seeds: list[int], ts_of: dict[int, str], depth: int,
-                top_k: int) -> list[int]:
-    """Reorder ranked seeds: the chain of the best-connected seed first, roots first, then the
-    rest by score (the order of `seeds`)."""
-    if not seeds:
-        return []
-    seed_set = set(seeds)
-    reach_counts = []
-    for rank, seed in enumerate(seeds):
-        reached = _reach(graph, seed, depth)
-        reach_counts.append((len(seed_set & reached.keys()) - 1, -rank, seed, reached))
-    count, _, _, reached = max(reach_counts)
-    if count <= 0:
-        return seeds[:top_k]
-    in_chain = [s for s in seeds if s in reached]
-    in_chain.sort(key=lambda s: (graph.ancestor_depth(s), ts_of[s], s))
-    rest = [s for s in seeds if s not in reached]
-    return (in_chain + rest)[:top_k]
+def ancestors(graph: ChainGraph, event_id: int, depth: int,
+              allowed: Callable[[int], bool] = lambda _: True) -> dict[int, int]:
+    """The causes of an event: ancestor id → hops (nearest path)."""
+    return _walk(graph.parents, event_id, depth, allowed)
 
+
+def descendants(graph: ChainGraph, event_id: int, depth: int,
+                allowed: Callable[[int], bool] = lambda _: True) -> dict[int, int]:
+    return _walk(graph.children, event_id, depth, allowed)
+
+
+def roots_first(graph: ChainGraph, ids: Sequence[int], ts_of: Callable[[int], float | str]
+                ) -> list[int]:
+    """Roots first: by ancestor depth, then time, then id (an ancestor always precedes its
+    descendants, since its depth is strictly smaller)."""
+    return sorted(ids, key=lambda i: (graph.ancestor_depth(i), ts_of(i), i))
+
+
+@dataclass
+class Story:
+    ordered: list[int]
+    anchor: int | None
+    via_chain: dict[int, int]   # events brought by the chain and not by the ranking → hops
+
+
+def chain_story(graph: ChainGraph, ranked: Sequence[int], seeds: int, top_k: int, depth: int,
+                anchor_top: int, ts_of: Callable[[int], float],
+                allowed: Callable[[int], bool]) -> Story:
+    """The ranked events (best first) reordered as a story.
+
+    anchor: the best of the first `anchor_top` ranked events that has a chain link to an
+    allowed event. The story: the anchor, its causes up to `depth` hops (ranked or not), and the
+    ranked events among the first `seeds` that follow from it; roots first. When that is more
+    than top_k, the anchor stays, then the nearest causes, then the followers by rank. The rest
+    of the list is the other ranked events by rank, never after one of their own descendants.
+    """
+    seed_list = list(ranked[:seeds])
+    anchor = next((i for i in seed_list[:anchor_top]
+                   if any(allowed(n) for n in graph.parents.get(i, set()) | graph.children.get(i, set()))),
+                  None)
+    if anchor is None:
+        return Story(_topological(graph, list(ranked[:top_k])), None, {})
+    causes = ancestors(graph, anchor, depth, allowed)
+    after = descendants(graph, anchor, depth, allowed)
+    followers = [i for i in seed_list if i in after]
+    by_nearness = sorted(causes, key=lambda i: (causes[i], -ts_of(i), i))
+    # dict.fromkeys: on a damaged (cyclic) file an event can be both cause and follower
+    members = list(dict.fromkeys([anchor] + by_nearness + followers))[:top_k]
+    story = roots_first(graph, members, ts_of)
+    chosen = set(story)
+    rest = [i for i in ranked if i not in chosen][: top_k - len(story)]
+    seed_set = set(seed_list)
+    via = {i: causes[i] for i in story if i in causes and i not in seed_set}
+    return Story(_topological(graph, story + rest), anchor, via)
+
+
+_ANY_DEPTH = 10_000
+
+
+def _topological(graph: ChainGraph, ids: list[int]) -> list[int]:
+    """Keep the order, except that an event listed after one of its own descendants moves
+    up to just before it (stable, deterministic)."""
+    out = list(ids)
+    changed, rounds = True, 0
+    while changed and rounds <= len(out) ** 2:  # bounded even on a damaged (cyclic) file
+        changed, rounds = False, rounds + 1
+        for i, event_id in enumerate(out):
+            above = ancestors(graph, event_id, _ANY_DEPTH)
+            later = [j for j in range(i + 1, len(out)) if out[j] in above]
+            if later:
+                moved = out.pop(later[0])
+                out.insert(i, moved)
+                changed = True
+                break
+    return out

@@ -28,7 +28,7 @@ MOOD_HINTS: dict[str, str] = {
 def mood_hint(state: UserState, settings: ScorerSettings) -> tuple[str, str] | None:
     """(dominant emotion, hint words) when the mood's dominant emotion is strong enough."""
     mood = state.mood
-    if not mood.any():
+    if not settings.mood_hint or not mood.any():
         return None
     index = int(np.argmax(mood))  # ties: the first in EMOTIONS order, so it is deterministic
     if mood[index] < settings.hint_gate:
@@ -53,18 +53,19 @@ def emotion_gate_vector(state: UserState, query: str, settings: ScorerSettings
 
 # -- body state -----------------------------------------------------------------------------
 
-def body_state(state: UserState) -> str | None:
+def body_state(state: UserState, settings: ScorerSettings) -> str | None:
+    s = settings
     stressed = (
-        (state.stress_proxy is not None and state.stress_proxy >= 0.6)
-        or (state.sleep_quality is not None and state.sleep_quality <= 0.4)
-        or (state.hrv is not None and state.hrv < 55)
+        (state.stress_proxy is not None and state.stress_proxy >= s.stressed_stress_min)
+        or (state.sleep_quality is not None and state.sleep_quality <= s.stressed_sleep_max)
+        or (state.hrv is not None and state.hrv < s.stressed_hrv_below)
         or state.hr_trend in ("elevated_3d", "elevated_overnight")
         or state.hrv_trend == "declining_3d"
     )
     if stressed:
         return "stressed"
-    restored = (state.stress_proxy is not None and state.stress_proxy <= 0.3
-                and (state.sleep_quality is None or state.sleep_quality >= 0.7))
+    restored = (state.stress_proxy is not None and state.stress_proxy <= s.restored_stress_max
+                and (state.sleep_quality is None or state.sleep_quality >= s.restored_sleep_min))
     return "restored" if restored else None
 
 
@@ -75,24 +76,28 @@ def _num(bio: dict[str, Any], name: str) -> float | None:
     return float(value)
 
 
-def is_depletion(bio: dict[str, Any], label: str) -> bool:
+def is_depletion(bio: dict[str, Any], label: str, settings: ScorerSettings) -> bool:
+    s = settings
     hrv, sleep, stress = _num(bio, "hrv"), _num(bio, "sleep_quality"), _num(bio, "stress_proxy")
     label = label.lower()
     return bool(
-        (hrv is not None and hrv < 60) or (sleep is not None and sleep <= 0.4)
-        or (stress is not None and stress >= 0.6)
+        (hrv is not None and hrv < s.depletion_hrv_below)
+        or (sleep is not None and sleep <= s.depletion_sleep_max)
+        or (stress is not None and stress >= s.depletion_stress_min)
         or bio.get("hrv_trend") == "declining_3d"
         or bio.get("hr_trend") in ("elevated_3d", "elevated_overnight")
         or "burden" in label or "wound" in label
     )
 
 
-def is_restoration(bio: dict[str, Any], label: str) -> bool:
+def is_restoration(bio: dict[str, Any], label: str, settings: ScorerSettings) -> bool:
+    s = settings
     hrv, sleep, stress = _num(bio, "hrv"), _num(bio, "sleep_quality"), _num(bio, "stress_proxy")
     label = label.lower()
     return bool(
-        (hrv is not None and hrv >= 70)
-        or (sleep is not None and sleep >= 0.7 and stress is not None and stress <= 0.3)
+        (hrv is not None and hrv >= s.restoration_hrv_min)
+        or (sleep is not None and sleep >= s.restoration_sleep_min and stress is not None
+            and stress <= s.restoration_stress_max)
         or bio.get("workout") is True
         or any(word in label for word in ("ship", "milestone", "repair"))
     )
@@ -100,9 +105,9 @@ def is_restoration(bio: dict[str, Any], label: str) -> bool:
 
 def state_fit(body: str, bio: dict[str, Any], label: str, names_linked_entity: bool,
               settings: ScorerSettings) -> float:
-    if body == "stressed" and is_depletion(bio, label):
+    if body == "stressed" and is_depletion(bio, label, settings):
         return 1.0
-    if body == "restored" and is_restoration(bio, label):
+    if body == "restored" and is_restoration(bio, label, settings):
         return 1.0
     if names_linked_entity:
         return settings.state_fit_entity
@@ -111,28 +116,32 @@ def state_fit(body: str, bio: dict[str, Any], label: str, names_linked_entity: b
 
 # -- dates ----------------------------------------------------------------------------------
 
-# Longest phrases first, so "last week" is not read as "week"; whole words only.
-_DATE_PHRASES: list[tuple[str, float]] = sorted([
-    ("today", 0), ("yesterday", 1), ("this week", 3), ("recently", 3), ("last few days", 3),
-    ("past few days", 3), ("last week", 10), ("this month", 15), ("last month", 40),
-    ("сегодня", 0), ("вчера", 1), ("на этой неделе", 3), ("недавно", 3),
-    ("последние несколько дней", 3), ("последние дни", 3), ("на прошлой неделе", 10),
-    ("в этом месяце", 15), ("в прошлом месяце", 40),
-], key=lambda item: -len(item[0]))
-_DATE_PATTERN = re.compile(
-    r"(?<!\w)(" + "|".join(re.escape(p) for p, _ in _DATE_PHRASES) + r")(?!\w)", re.IGNORECASE)
-_DATE_DAYS = {p: d for p, d in _DATE_PHRASES}
+def _date_pattern(phrases: tuple[str, ...]) -> re.Pattern[str]:
+    # longest phrases first, so "last week" is not read as "week"; whole words only
+    ordered = sorted(phrases, key=lambda p: (-len(p), p))
+    return re.compile(r"(?<!\w)(" + "|".join(re.escape(p) for p in ordered) + r")(?!\w)",
+                      re.IGNORECASE)
 
 
-def date_reference(query: str, state: UserState) -> float | None:
+_PATTERNS: dict[tuple[str, ...], re.Pattern[str]] = {}
+
+
+def date_reference(query: str, state: UserState, settings: ScorerSettings) -> float | None:
     if state.snapshot_days_ago is not None:
         return float(state.snapshot_days_ago)
-    match = _DATE_PATTERN.search(query)
+    phrases = tuple(sorted(settings.date_phrase_days))
+    pattern = _PATTERNS.get(phrases)
+    if pattern is None:
+        pattern = _PATTERNS[phrases] = _date_pattern(phrases)
+    match = pattern.search(query)
     if match is None:
         return None
-    return float(_DATE_DAYS[match.group(1).lower()])
+    return float(settings.date_phrase_days[match.group(1).lower()])
 
 
-def date_proximity(days_ago: np.ndarray, reference: float) -> np.ndarray:
+def date_proximity(days_ago: np.ndarray, reference: float, settings: ScorerSettings
+                   ) -> np.ndarray:
     gap = np.abs(days_ago - reference)
-    return np.select([gap <= 1, gap <= 3, gap <= 7], [1.0, 0.7, 0.3], default=0.0)
+    s = settings
+    return np.select([gap <= s.date_gap_exact, gap <= s.date_gap_near, gap <= s.date_gap_far],
+                     [1.0, s.date_weight_near, s.date_weight_far], default=0.0)

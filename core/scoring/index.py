@@ -28,6 +28,21 @@ def iso_to_epoch_days(values: list[str]) -> np.ndarray:
     return stamps.astype(np.int64).astype(np.float64) / 86400.0
 
 
+def _lenient_epoch_days(values: list[str]) -> np.ndarray:
+    """Like iso_to_epoch_days, but a time it cannot read (an importer's odd format) is NaN."""
+    try:
+        return iso_to_epoch_days(values)
+    except ValueError:
+        return np.array([_one_day(v) for v in values], dtype=np.float64)
+
+
+def _one_day(value: str) -> float:
+    try:
+        return float(iso_to_epoch_days([value])[0])
+    except ValueError:
+        return float("nan")
+
+
 @dataclass
 class EventIndex:
     model: str
@@ -40,6 +55,12 @@ class EventIndex:
     user_flag: np.ndarray    # bool
     domain_code: np.ndarray  # int8 into DOMAINS
     emotions: np.ndarray     # float64 (n, 10); zeros when untagged
+    # the conversational neighbours of each row (core.scoring.context): the row drawn from the
+    # observation just before / after its own in the same source (-1: none), and the time gap
+    prev_row: np.ndarray     # int64
+    next_row: np.ndarray     # int64
+    prev_gap_days: np.ndarray  # float64 (inf without a neighbour)
+    next_gap_days: np.ndarray  # float64
 
     def __len__(self) -> int:
         return int(self.ids.shape[0])
@@ -80,9 +101,14 @@ def load_index(conn: sqlite3.Connection, model: str) -> EventIndex:
     domain_code = np.empty(n, dtype=np.int8)
     emotions = np.zeros((n, len(EMOTIONS)), dtype=np.float64)
     emotion_cols = ", ".join(f"COALESCE(m.{name}, 0)" for name in EMOTIONS)
+    obs_id = np.full(n, -1, dtype=np.int64)
+    obs_kind: list[str] = []
+    obs_time: list[str] = []
     cursor = conn.execute(
         f"SELECT e.id, e.ts, e.belief_class, e.confidence_floor, e.user_flag, e.domain, v.dim,"
-        f" v.vector, {emotion_cols}{join} LEFT JOIN event_emotions m ON m.event_id = e.id"
+        f" v.vector, {emotion_cols}, o.id, o.source_kind, COALESCE(o.observed_at, e.ts)"
+        f"{join} LEFT JOIN event_emotions m ON m.event_id = e.id"
+        f" LEFT JOIN observations o ON o.id = e.source_observation"
         f"{where} ORDER BY e.id", (model,))
     i = 0
     while True:
@@ -102,14 +128,46 @@ def load_index(conn: sqlite3.Connection, model: str) -> EventIndex:
             user_flag[i] = bool(row[4])
             domain_code[i] = DOMAIN_CODES[row[5]]
             emotions[i] = row[8:18]
+            if row[18] is not None:
+                obs_id[i] = row[18]
+            obs_kind.append(row[19] or "")
+            obs_time.append(row[20])
             i += 1
         if i >= n:
             break
+    prev_row, next_row, prev_gap, next_gap = neighbours(obs_id[:i], obs_kind,
+                                                        _lenient_epoch_days(obs_time))
     return EventIndex(
         model=model, rev=rev, ids=ids[:i], matrix=matrix[:i], ts_days=iso_to_epoch_days(ts_text),
         class_code=class_code[:i], floor=floor[:i], user_flag=user_flag[:i],
-        domain_code=domain_code[:i], emotions=emotions[:i],
+        domain_code=domain_code[:i], emotions=emotions[:i], prev_row=prev_row,
+        next_row=next_row, prev_gap_days=prev_gap, next_gap_days=next_gap,
     )
+
+
+def neighbours(obs_id: np.ndarray, kind: list[str], obs_days: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each row's conversational neighbours: rows ordered by (source kind, observation id) —
+    the order things were said in — link to the next row of the same source kind, with the
+    time between them. Rows of one observation (several events from one message) are
+    neighbours at gap 0; rows without an observation have none."""
+    n = obs_id.shape[0]
+    prev_row = np.full(n, -1, dtype=np.int64)
+    next_row = np.full(n, -1, dtype=np.int64)
+    prev_gap = np.full(n, np.inf)
+    next_gap = np.full(n, np.inf)
+    if n < 2:
+        return prev_row, next_row, prev_gap, next_gap
+    kinds = {k: c for c, k in enumerate(sorted(set(kind)))}
+    kind_code = np.array([kinds[k] for k in kind], dtype=np.int64)
+    order = np.lexsort((np.arange(n), obs_id, kind_code))
+    a, b = order[:-1], order[1:]
+    linked = (kind_code[a] == kind_code[b]) & (obs_id[a] >= 0) & (obs_id[b] >= 0)
+    a, b = a[linked], b[linked]
+    gap = np.abs(obs_days[b] - obs_days[a])
+    next_row[a], prev_row[b] = b, a
+    next_gap[a], prev_gap[b] = gap, gap
+    return prev_row, next_row, prev_gap, next_gap
 
 
 class IndexCache:

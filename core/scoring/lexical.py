@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
 from collections.abc import Sequence
@@ -58,3 +59,55 @@ def bm25_search(conn: sqlite3.Connection, query: str, limit: int,
     sql += " ORDER BY score DESC, e.id LIMIT ?"
     params.append(limit)
     return [(int(r[0]), float(r[1])) for r in conn.execute(sql, params)]
+
+
+def content_words(text: str, limit: int = 16) -> list[str]:
+    """The query's distinct content words (function words dropped), at most `limit`."""
+    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text)))
+    return [w for w in words if w not in STOPWORDS][:limit]
+
+
+class TermCounts:
+    """How many events contain each word, kept until the memory changes (`index_rev`): a
+    conversation reuses its words, so most queries cost no FTS lookup at all."""
+
+    LIMIT = 50_000   # words remembered per revision
+
+    def __init__(self) -> None:
+        self._rev: str | None = None
+        self._counts: dict[str, int] = {}
+
+    def get(self, conn: sqlite3.Connection, rev: str, word: str) -> int:
+        if rev != self._rev:
+            self._rev, self._counts = rev, {}
+        count = self._counts.get(word)
+        if count is None:
+            phrase = '"' + word.replace('"', '""') + '"'
+            count = int(conn.execute("SELECT count(*) FROM events_fts WHERE events_fts MATCH ?",
+                                     (phrase,)).fetchone()[0])
+            if len(self._counts) < self.LIMIT:
+                self._counts[word] = count
+        return count
+
+
+def term_coverage(conn: sqlite3.Connection, query: str, n_events: int,
+                  counts: TermCounts | None = None, rev: str = "") -> tuple[float, int, int]:
+    """How much of the query's information occurs anywhere in the memory: the IDF-weighted
+    share of its content words that at least one event contains (FTS5 stemming applies).
+    Returns (coverage 0..1, words found, content words); (0, 0, 0) for a query of function
+    words only. A word no event contains carries the largest IDF, so a query about names or
+    things this memory has never seen scores low whatever its common words."""
+    words = content_words(query)
+    if not words:
+        return 0.0, 0, 0
+    counts = counts or TermCounts()
+    total = found_idf = 0.0
+    found = 0
+    for word in words:
+        n = min(counts.get(conn, rev, word), n_events)
+        idf = math.log(1.0 + (n_events - n + 0.5) / (n + 0.5))
+        total += idf
+        if n > 0:
+            found += 1
+            found_idf += idf
+    return (found_idf / total if total > 0 else 0.0), found, len(words)

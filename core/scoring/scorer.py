@@ -1,5 +1,10 @@
-"""Retrieval: cosine, bm25, v2, v3 and hybrid, each result with a per-term breakdown whose
-factors multiply to its score (ENGINE §3, CLI.md `pulse retrieve --json`)."""
+"""Retrieval (ENGINE §3, with the changes of docs/scoring.md): every result has a per-term
+breakdown whose factors multiply to its score.
+
+Scorers: `pulse` (the default: dense + lexical relevance fused, then recency and the v3
+factors), `dense` (the same on the dense relevance alone; was `v3`), and the baselines `v2`,
+`cosine` and `bm25`. `v3` and `hybrid` stay as aliases of `dense` and `pulse`.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +12,9 @@ import json
 import os
 import re
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -19,17 +24,22 @@ from core.beliefs import BELIEF_CLASSES, DOMAINS
 from core.embedding.base import Embedder
 from core.errors import PulseError
 from core.scoring import gates
-from core.scoring.chain import ChainCache, chain_order
+from core.scoring.chain import ChainCache, ancestors, chain_story, roots_first
+from core.scoring.evidence import Evidence, abstain_reason
 from core.scoring.index import DOMAIN_CODES, EventIndex, IndexCache
-from core.scoring.lexical import bm25_search
+from core.scoring.lexical import TermCounts, bm25_search, term_coverage
+from core.scoring.results import envelope, format_iso, results
 from core.scoring.settings import DEFAULT_SETTINGS, ScorerSettings
 from core.scoring.state import UserState
 
-SCORERS = ("cosine", "bm25", "v2", "v3", "hybrid")
+SCORERS = ("pulse", "dense", "v2", "cosine", "bm25")
+ALIASES = {"v3": "dense", "hybrid": "pulse"}
+DEFAULT_SCORER = "pulse"
+_WITH_FACTORS = ("pulse", "dense")          # mood, body, anchor and date factors (ENGINE's v3)
+_ABSTAINING = ("pulse", "dense", "v2")      # the per-query-normalised scorers
 
-
-def format_iso(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+__all__ = ["ALIASES", "DEFAULT_SCORER", "SCORERS", "Request", "Scorer", "format_iso",
+           "parse_iso"]
 
 
 def parse_iso(text: str, what: str = "time") -> datetime:
@@ -47,16 +57,20 @@ def parse_iso(text: str, what: str = "time") -> datetime:
 class Request:
     query: str
     top_k: int = 10
-    scorer: str = "v3"
+    scorer: str = DEFAULT_SCORER
     state: UserState = field(default_factory=UserState)
     now: datetime | None = None
     chain: bool = False
     domains: tuple[str, ...] | None = None
     settings: ScorerSettings = DEFAULT_SETTINGS
+    abstain: bool = True
 
     def validated(self) -> Request:
-        if self.scorer not in SCORERS:
-            raise PulseError(f"unknown scorer {self.scorer!r} (one of {', '.join(SCORERS)})")
+        scorer = ALIASES.get(self.scorer, self.scorer)
+        if scorer not in SCORERS:
+            names = ", ".join(SCORERS) + "; aliases " + ", ".join(
+                f"{a} = {c}" for a, c in ALIASES.items())
+            raise PulseError(f"unknown scorer {self.scorer!r} (one of {names})")
         if not isinstance(self.top_k, int) or isinstance(self.top_k, bool) or not 1 <= self.top_k <= 1000:
             raise PulseError(f"top_k must be a whole number in 1..1000, got {self.top_k!r}")
         if not isinstance(self.query, str) or not self.query.strip():
@@ -64,7 +78,7 @@ class Request:
         for domain in self.domains or ():
             if domain not in DOMAINS:
                 raise PulseError(f"unknown domain {domain!r} (one of {', '.join(DOMAINS)})")
-        return self
+        return self if scorer == self.scorer else replace(self, scorer=scorer)
 
 
 @dataclass
@@ -91,6 +105,10 @@ class _Context:
             return np.maximum(c, 0.0)
         return np.clip((c - self.median) / (self.c_max - self.median), 0.0, 1.0)
 
+    def allows(self, event_id: int) -> bool:
+        pos = self.index.position(event_id)
+        return pos is not None and bool(self.allowed[pos])
+
 
 class Scorer:
     """Scores one memory. Caches the vector index and chain links until the memory changes."""
@@ -102,6 +120,7 @@ class Scorer:
         self._embedder = embedder
         self._indexes = IndexCache()
         self._chains = ChainCache()
+        self._term_counts = TermCounts()
 
     # -- public --------------------------------------------------------------------------
 
@@ -111,47 +130,81 @@ class Scorer:
         if request.scorer == "bm25":
             return self._bm25(request, now)
         ctx = self._context(request, now)
+        evidence = self._evidence(ctx)
+        reason = abstain_reason(evidence, request.settings) \
+            if request.abstain and request.scorer in _ABSTAINING else None
+        if reason is not None:
+            return self._envelope(ctx, now, evidence, reason) | {"results": []}
         if request.scorer == "cosine":
-            return self._cosine(ctx, now)
+            return self._cosine(ctx, now, evidence)
         ranked, terms = self._rank(ctx)
+        via: dict[int, dict[str, Any]] = {}
         if request.chain:
-            wanted = max(3 * request.top_k, request.settings.chain_widen_min)
-            seeds = [int(i) for i in ranked[:wanted]]
-            ts_of = {i: t for i, t in self.conn.execute(
-                f"SELECT id, ts FROM events WHERE id IN ({','.join('?' * len(seeds))})", seeds)}
-            ordered = chain_order(self._chains.get(self.conn), seeds, ts_of,
-                                  request.settings.chain_depth, request.top_k)
+            ordered, via = self._story(ctx, ranked, terms)
         else:
             ordered = [int(i) for i in ranked[:request.top_k]]
-        return self._output(ctx, now, ordered, terms)
+        return self._envelope(ctx, now, evidence, None) | {
+            "results": results(self.conn, ordered, terms, via)}
 
     def explain(self, event_id: int, request: Request) -> dict[str, Any]:
         """The breakdown for one event under this request, whether or not it ranks."""
         request = request.validated()
         now = request.now or datetime.now(timezone.utc)
         if request.scorer in ("cosine", "bm25"):
-            raise PulseError("explain works with the v2, v3 and hybrid scorers")
+            raise PulseError("explain works with the pulse, dense and v2 scorers")
         ctx = self._context(request, now)
         pos = ctx.index.position(event_id)
         if pos is None:
             raise PulseError(f"event {event_id} has no vector of model {self.model} (or was "
                              "absorbed into a distilled event); run `pulse embed`")
         ranked, terms = self._rank(ctx, force=np.array([pos]))
-        out = self._output(ctx, now, [event_id], terms)
-        result = out["results"][0]
+        out = self._envelope(ctx, now, self._evidence(ctx), None) | {
+            "results": results(self.conn, [event_id], terms)}
+        result = out.pop("results")[0]
         # its rank had it been a candidate; a relevance of 0 means the query drops it
         result["rank"] = int(np.flatnonzero(ranked == event_id)[0]) + 1
         result["dropped"] = result["terms"]["relevance"] <= 0
         result["allowed_by_domain"] = bool(ctx.allowed[pos])
-        return {k: v for k, v in out.items() if k != "results"} | {"result": result}
+        return out | {"result": result}
+
+    def causes(self, event_id: int, depth: int, domains: tuple[str, ...] | None = None
+               ) -> list[dict[str, Any]]:
+        """What led to an event: its ancestors in event_chains up to `depth` hops, roots first,
+        each with its hops and the links to the events it led to. Walks only through events
+        in `domains` (all when None)."""
+        graph = self._chains.get(self.conn)
+        domain_of = dict(self.conn.execute("SELECT id, domain FROM events"))
+        allowed = (lambda i: True) if not domains else (lambda i: domain_of.get(i) in domains)
+        hops = ancestors(graph, event_id, depth, allowed)
+        if not hops:
+            return []
+        ts_of = dict(self.conn.execute(
+            f"SELECT id, ts FROM events WHERE id IN ({','.join('?' * len(hops))})", list(hops)))
+        ordered = roots_first(graph, list(hops), lambda i: ts_of[i])
+        rows = {r["id"]: r for r in self.conn.execute(
+            f"SELECT id, key, title, description, ts, domain, belief_class, user_flag FROM events"
+            f" WHERE id IN ({','.join('?' * len(hops))})", list(hops))}
+        members = set(hops) | {event_id}
+        out = []
+        for i in ordered:
+            r = rows[i]
+            led_to = [{"id": c, "kind": graph.links[(i, c)].kind,
+                       "strength": graph.links[(i, c)].strength}
+                      for c in sorted(graph.children.get(i, ())) if c in members]
+            out.append({"id": i, "key": r["key"], "title": r["title"],
+                        "text": r["description"] or r["title"], "ts": r["ts"],
+                        "domain": r["domain"], "belief_class": r["belief_class"],
+                        "user_flag": bool(r["user_flag"]), "hops": hops[i], "led_to": led_to})
+        return out
 
     # -- context -------------------------------------------------------------------------
 
     def _context(self, request: Request, now: datetime) -> _Context:
         settings = request.settings
+        factors = request.scorer in _WITH_FACTORS
         hint = None
         effective = request.query
-        if request.scorer in ("v3", "hybrid"):
+        if factors:
             hinted = gates.mood_hint(request.state, settings)
             if hinted is not None:
                 hint = hinted[1]
@@ -174,28 +227,34 @@ class Scorer:
         c_max = float(pool.max()) if pool.size else 0.0
         median = _median(pool, settings)
         normalised = pool.size >= settings.normalise_min_events and c_max - median >= 1e-6
-        v3 = request.scorer in ("v3", "hybrid")
-        gate = gates.emotion_gate_vector(request.state, request.query, settings) if v3 else None
-        body = gates.body_state(request.state) if v3 else None
+        gate = gates.emotion_gate_vector(request.state, request.query, settings) if factors else None
+        body = gates.body_state(request.state, settings) if factors else None
         return _Context(
             request=request, effective_query=effective, hint=hint, index=index, cos=cos,
             allowed=allowed, median=median, c_max=c_max, normalised=normalised,
             now_days=now.timestamp() / 86400.0,
             emotion=gate[0] if gate is not None else None,
             body=body,
-            date_ref=gates.date_reference(request.query, request.state) if v3 else None,
+            date_ref=gates.date_reference(request.query, request.state, settings) if factors else None,
             recent_entities=self._recent_entities(request.state) if body else set(),
         )
+
+    def _evidence(self, ctx: _Context) -> Evidence:
+        coverage, found, words = term_coverage(self.conn, ctx.request.query, len(ctx.index),
+                                               self._term_counts, ctx.index.rev)
+        return Evidence(max_cosine=ctx.c_max, median_cosine=ctx.median, term_coverage=coverage,
+                        words_found=found, words=words, events=int(ctx.allowed.sum()),
+                        calibrated=self.model == ctx.request.settings.abstain_model)
 
     # -- ranking -------------------------------------------------------------------------
 
     def _candidates(self, ctx: _Context) -> tuple[np.ndarray, dict[int, dict[str, float]]]:
-        """Index rows to score, and any extra per-row terms (hybrid's lexical channel)."""
+        """Index rows to score, and any extra per-row terms (pulse's lexical channel)."""
         settings = ctx.request.settings
         n_keep = max(settings.candidates_min, settings.candidates_per_k * ctx.request.top_k)
         rows = np.flatnonzero(ctx.allowed)
         dense = _top_rows(ctx.cos, rows, ctx.index.ids, n_keep)
-        if ctx.request.scorer != "hybrid":
+        if ctx.request.scorer != "pulse":
             return dense, {}
         lexical = bm25_search(self.conn, ctx.request.query, n_keep, ctx.request.domains)
         extra: dict[int, dict[str, float]] = {}
@@ -208,34 +267,68 @@ class Scorer:
             lex_rows.append(pos)
             extra[pos] = {"bm25": score, "bm25_norm": score / best if best > 0 else 0.0}
         merged = np.union1d(dense, np.array(lex_rows, dtype=np.int64))
+        if settings.context_weight > 0:  # an answer's words are often in the question before it
+            prev, nxt = self._neighbours(ctx, merged)
+            merged = np.union1d(merged, np.concatenate([prev[prev >= 0], nxt[nxt >= 0]]))
         return merged, extra
+
+    @staticmethod
+    def _neighbours(ctx: _Context, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The rows said just before and after each row within the context window, among the
+        allowed rows (-1: none)."""
+        index, window = ctx.index, ctx.request.settings.context_window_minutes / 1440.0
+        prev, nxt = index.prev_row[rows], index.next_row[rows]
+        prev = np.where(index.prev_gap_days[rows] <= window, prev, -1)
+        nxt = np.where(index.next_gap_days[rows] <= window, nxt, -1)
+        prev = np.where((prev >= 0) & ctx.allowed[np.maximum(prev, 0)], prev, -1)
+        nxt = np.where((nxt >= 0) & ctx.allowed[np.maximum(nxt, 0)], nxt, -1)
+        return prev, nxt
+
+    def _fused(self, ctx: _Context, rows: np.ndarray, extra: dict[int, dict[str, float]]
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """(w·dense relevance + (1−w)·bm25_norm, dense relevance) of rows."""
+        dense = ctx.relevance(rows)
+        w = ctx.request.settings.hybrid_dense_weight
+        lex = np.array([extra.get(int(r), {}).get("bm25_norm", 0.0) for r in rows])
+        return w * dense + (1.0 - w) * lex, dense
+
+    def _relevance(self, ctx: _Context, rows: np.ndarray, extra: dict[int, dict[str, float]]
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(relevance, dense relevance, context relevance) of rows. pulse fuses the lexical
+        channel in and adds context_weight × the fused relevance of the best neighbour."""
+        if ctx.request.scorer != "pulse":
+            dense = ctx.relevance(rows)
+            return dense, dense, np.zeros(rows.shape[0])
+        fused, dense = self._fused(ctx, rows, extra)
+        context = np.zeros(rows.shape[0])
+        weight = ctx.request.settings.context_weight
+        if weight > 0 and rows.size:
+            prev, nxt = self._neighbours(ctx, rows)
+            for side in (prev, nxt):
+                has = side >= 0
+                if has.any():
+                    near, _ = self._fused(ctx, side[has], extra)
+                    context[has] = np.maximum(context[has], near)
+        return fused + weight * context, dense, context
 
     def _rank(self, ctx: _Context, force: np.ndarray | None = None
               ) -> tuple[np.ndarray, dict[int, dict[str, Any]]]:
-        """Event ids best first, and the breakdown of every scored event by id."""
+        """Event ids best first, and the breakdown of every scored event by id. Rows in
+        `force` are scored even when the query would drop them."""
         request, settings = ctx.request, ctx.request.settings
         rows, extra = self._candidates(ctx)
-        dense_rel = ctx.relevance(rows)
-        if request.scorer == "hybrid":
-            w = settings.hybrid_dense_weight
-            lex = np.array([extra.get(int(r), {}).get("bm25_norm", 0.0) for r in rows])
-            relevance = w * dense_rel + (1.0 - w) * lex
-        else:
-            relevance = dense_rel
+        relevance, dense_rel, context = self._relevance(ctx, rows, extra)
         keep = relevance > 0
-        rows, relevance, dense_rel = rows[keep], relevance[keep], dense_rel[keep]
+        rows, relevance, dense_rel, context = rows[keep], relevance[keep], dense_rel[keep], \
+            context[keep]
         if force is not None:
             missing = np.setdiff1d(force, rows)
             if missing.size:
+                forced, forced_dense, forced_context = self._relevance(ctx, missing, extra)
                 rows = np.concatenate([rows, missing])
-                forced_dense = ctx.relevance(missing)
-                if request.scorer == "hybrid":
-                    forced = w * forced_dense + (1.0 - w) * np.array(
-                        [extra.get(int(r), {}).get("bm25_norm", 0.0) for r in missing])
-                else:
-                    forced = forced_dense
                 relevance = np.concatenate([relevance, forced])
                 dense_rel = np.concatenate([dense_rel, forced_dense])
+                context = np.concatenate([context, forced_context])
         index = ctx.index
         ids = index.ids[rows]
         days_ago = np.maximum(0.0, ctx.now_days - index.ts_days[rows])
@@ -252,7 +345,7 @@ class Scorer:
 
         ones = np.ones(rows.shape[0])
         emotion = state = anchor = date = ones
-        if request.scorer in ("v3", "hybrid"):
+        if request.scorer in _WITH_FACTORS:
             if ctx.emotion is not None:
                 emotion = 1.0 + settings.beta_emotion * _emotion_similarity(
                     ctx.emotion, index.emotions[rows])
@@ -264,7 +357,8 @@ class Scorer:
                 boost[order] = flagged[order]
                 anchor = np.where(boost, 1.0 + settings.delta_anchor, 1.0)
             if ctx.date_ref is not None:
-                date = 1.0 + settings.delta_date * gates.date_proximity(days_ago, ctx.date_ref)
+                date = 1.0 + settings.delta_date * gates.date_proximity(
+                    days_ago, ctx.date_ref, settings)
         score = relevance * recency_factor * emotion * state * anchor * date
 
         terms: dict[int, dict[str, Any]] = {}
@@ -279,15 +373,44 @@ class Scorer:
                 "state": float(state[i]), "anchor": float(anchor[i]), "date": float(date[i]),
                 "base": float(base[i]), "median_cosine": ctx.median, "max_cosine": ctx.c_max,
             }
-            if request.scorer == "hybrid":
+            if request.scorer == "pulse":
                 lex = extra.get(int(rows[i]), {})
                 t.update(dense_relevance=float(dense_rel[i]), bm25=float(lex.get("bm25", 0.0)),
                          bm25_norm=float(lex.get("bm25_norm", 0.0)),
-                         fusion_dense_weight=float(settings.hybrid_dense_weight))
+                         fusion_dense_weight=float(settings.hybrid_dense_weight),
+                         context_relevance=float(context[i]),
+                         context_weight=float(settings.context_weight))
             terms[event_id] = {"score": float(score[i]), "terms": t}
         order = np.lexsort((ids, -score))
-        ranked = ids[order]
-        return ranked, terms
+        return ids[order], terms
+
+    def _story(self, ctx: _Context, ranked: np.ndarray, terms: dict[int, dict[str, Any]]
+               ) -> tuple[list[int], dict[int, dict[str, Any]]]:
+        """Chain mode: the ranked events as a story with its causes (core/scoring/chain.py).
+        A cause the ranking did not bring is scored like any event (its breakdown still
+        multiplies to its score) and marked via_chain."""
+        request, settings = ctx.request, ctx.request.settings
+        graph = self._chains.get(self.conn)
+        index = ctx.index
+
+        def ts_of(event_id: int) -> float:
+            return float(index.ts_days[index.position(event_id)])
+
+        story = chain_story(graph, [int(i) for i in ranked],
+                            seeds=max(3 * request.top_k, settings.chain_widen_min),
+                            top_k=request.top_k, depth=settings.chain_depth,
+                            anchor_top=settings.chain_anchor_top, ts_of=ts_of,
+                            allowed=ctx.allows)
+        missing = [i for i in story.ordered if i not in terms]
+        if missing:
+            _, extra_terms = self._rank(ctx, force=index.rows_of(np.array(sorted(missing))))
+            for event_id in missing:
+                terms[event_id] = extra_terms[event_id]
+        via = {}
+        for event_id, hops in story.via_chain.items():
+            terms[event_id]["terms"]["via_chain"] = True
+            via[event_id] = {"anchor": story.anchor, "hops": hops, "relation": "cause"}
+        return story.ordered, via
 
     def _state_fits(self, ctx: _Context, ids: np.ndarray) -> np.ndarray:
         if ids.size == 0:
@@ -335,59 +458,24 @@ class Scorer:
 
     # -- baselines -------------------------------------------------------------------------
 
-    def _cosine(self, ctx: _Context, now: datetime) -> dict[str, Any]:
+    def _cosine(self, ctx: _Context, now: datetime, evidence: Evidence) -> dict[str, Any]:
         rows = _top_rows(ctx.cos, np.flatnonzero(ctx.allowed), ctx.index.ids, ctx.request.top_k)
         terms = {int(ctx.index.ids[r]): {"score": float(ctx.cos[r]),
                                          "terms": {"cosine": float(ctx.cos[r])}} for r in rows}
-        return self._output(ctx, now, [int(ctx.index.ids[r]) for r in rows], terms)
+        return self._envelope(ctx, now, evidence, None) | {
+            "results": results(self.conn, [int(ctx.index.ids[r]) for r in rows], terms)}
 
     def _bm25(self, request: Request, now: datetime) -> dict[str, Any]:
         hits = bm25_search(self.conn, request.query, request.top_k, request.domains)
         terms = {i: {"score": s, "terms": {"bm25": s}} for i, s in hits}
-        return _envelope(request, request.query, now, None, None, None, None) | {
-            "results": self._results([i for i, _ in hits], terms)}
+        return envelope(request.query, request.query, request.scorer, now) | {
+            "results": results(self.conn, [i for i, _ in hits], terms)}
 
-    # -- output ----------------------------------------------------------------------------
-
-    def _output(self, ctx: _Context, now: datetime, ordered: Sequence[int],
-                terms: dict[int, dict[str, Any]]) -> dict[str, Any]:
-        return _envelope(ctx.request, ctx.effective_query, now, ctx.emotion is not None, ctx.body,
-                         ctx.date_ref, ctx.hint) | {"results": self._results(ordered, terms)}
-
-    def _results(self, ordered: Sequence[int], terms: dict[int, dict[str, Any]]
-                 ) -> list[dict[str, Any]]:
-        if not ordered:
-            return []
-        marks = ",".join("?" * len(ordered))
-        meta = {r["id"]: r for r in self.conn.execute(
-            f"SELECT id, key, title, description, ts, belief_class, domain, user_flag"
-            f" FROM events WHERE id IN ({marks})", list(ordered))}
-        sources: dict[int, list[dict[str, str]]] = {i: [] for i in ordered}
-        for event_id, kind, source_id in self.conn.execute(
-                f"SELECT DISTINCT ev.row_id, o.source_kind, o.source_id FROM evidence ev"
-                f" JOIN observations o ON o.id = ev.observation_id"
-                f" WHERE ev.row_kind = 'event' AND ev.row_id IN ({marks})"
-                f" ORDER BY ev.row_id, o.id", list(ordered)):
-            sources[event_id].append({"source_kind": kind, "source_id": source_id})
-        results = []
-        for event_id in ordered:
-            row = meta[event_id]
-            results.append({
-                "id": event_id, "key": row["key"], "title": row["title"],
-                "text": row["description"] or row["title"], "ts": row["ts"],
-                "belief_class": row["belief_class"], "domain": row["domain"],
-                "user_flag": bool(row["user_flag"]), "score": terms[event_id]["score"],
-                "terms": terms[event_id]["terms"], "sources": sources[event_id],
-            })
-        return results
-
-
-def _envelope(request: Request, effective: str, now: datetime, emotion: bool | None,
-              body: str | None, date_ref: float | None, hint: str | None) -> dict[str, Any]:
-    return {"query": request.query, "effective_query": effective, "scorer": request.scorer,
-            "now": format_iso(now),
-            "gates": {"emotion": bool(emotion), "state": body, "date_ref_days": date_ref,
-                      "hint": hint}}
+    def _envelope(self, ctx: _Context, now: datetime, evidence: Evidence,
+                  reason: str | None) -> dict[str, Any]:
+        return envelope(ctx.request.query, ctx.effective_query, ctx.request.scorer, now,
+                        emotion=ctx.emotion is not None, body=ctx.body, date_ref=ctx.date_ref,
+                        hint=ctx.hint, evidence=evidence.to_dict(), abstain_reason=reason)
 
 
 # Large matrices are split across cores: the product is memory-bound and numpy releases the GIL,

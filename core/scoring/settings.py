@@ -11,28 +11,72 @@ from typing import Any
 from core.beliefs import ANCHOR_DECAY_PER_DAY, DECAY_PER_DAY
 from core.errors import ValidationError
 
+# Temporal phrases (whole words) → the reference age in days (ENGINE §3, date factor).
+DATE_PHRASE_DAYS: dict[str, float] = {
+    "today": 0, "yesterday": 1, "this week": 3, "recently": 3, "last few days": 3,
+    "past few days": 3, "last week": 10, "this month": 15, "last month": 40,
+    "сегодня": 0, "вчера": 1, "на этой неделе": 3, "недавно": 3,
+    "последние несколько дней": 3, "последние дни": 3, "на прошлой неделе": 10,
+    "в этом месяце": 15, "в прошлом месяце": 40,
+}
+
 
 @dataclass(frozen=True)
 class ScorerSettings:
-    alpha: float = 0.5                 # share of relevance that time cannot take away
+    alpha: float = 0.75                # share of relevance that time cannot take away
     beta_emotion: float = 0.15
     gamma_state: float = 0.15
     delta_anchor: float = 0.05
-    delta_date: float = 0.25
+    delta_date: float = 2.0
     decay_per_day: dict[str, float] = field(default_factory=lambda: dict(DECAY_PER_DAY))
     anchor_decay_per_day: float = ANCHOR_DECAY_PER_DAY
     emotion_gate: float = 0.5          # a mood or query emotion this strong opens the gate
-    hint_gate: float = 0.5             # the mood's dominant emotion this strong adds a hint
+    hint_gate: float = 0.5             # the mood's dominant emotion this strong adds a hint …
+    mood_hint: bool = False            # … when the hint is on (off by default: docs/scoring.md)
     anchor_top: int = 8                # anchors get their boost among the top 8 by base
     candidates_min: int = 50           # N = max(candidates_min, candidates_per_k × top_k)
     candidates_per_k: int = 10
     normalise_min_events: int = 20     # below this, relevance is plain max(cos, 0)
     median_exact_limit: int = 50_000   # above this, the median comes from a fixed sample
     median_sample: int = 4096
-    hybrid_dense_weight: float = 0.45  # linear fusion weight of the dense channel
+    hybrid_dense_weight: float = 0.6   # linear fusion weight of the dense channel (pulse)
+    # conversation context (pulse): an event gains this share of the fused relevance of the
+    # message said just before or after it (same source, within the window)
+    context_weight: float = 0.4
+    context_window_minutes: float = 60.0
     chain_depth: int = 4
     chain_widen_min: int = 9
+    chain_anchor_top: int = 3          # the story is anchored at one of the first 3 ranked
+    # abstention: "nothing relevant" when the best raw cosine AND the query's term coverage
+    # are both below these (calibrated on LoCoMo's tuning conversations, bench/abstention.py)
+    abstain_cosine: float = 0.82
+    abstain_coverage: float = 0.85
+    abstain_model: str = "onnx/multilingual-e5-small-q4"   # cosines differ between models:
+    # the thresholds hold for this one; a memory of another model does not abstain
     state_fit_entity: float = 0.7      # fit when a recent life event names a linked entity
+    # the person's body: stressed …
+    stressed_stress_min: float = 0.6
+    stressed_sleep_max: float = 0.4
+    stressed_hrv_below: float = 55.0
+    # … or restored (stress this low, and sleep unknown or this good)
+    restored_stress_max: float = 0.3
+    restored_sleep_min: float = 0.7
+    # an event's biometrics: a depletion day …
+    depletion_hrv_below: float = 60.0
+    depletion_sleep_max: float = 0.4
+    depletion_stress_min: float = 0.6
+    # … or a restoration day (hrv this high, or this much sleep with stress this low)
+    restoration_hrv_min: float = 70.0
+    restoration_sleep_min: float = 0.7
+    restoration_stress_max: float = 0.3
+    # date proximity: a gap of ≤ date_gap_exact days scores 1, ≤ near date_weight_near,
+    # ≤ far date_weight_far, else 0
+    date_gap_exact: float = 1.0
+    date_gap_near: float = 3.0
+    date_gap_far: float = 7.0
+    date_weight_near: float = 0.7
+    date_weight_far: float = 0.3
+    date_phrase_days: dict[str, float] = field(default_factory=lambda: dict(DATE_PHRASE_DAYS))
 
     def with_overrides(self, overrides: dict[str, Any] | None) -> ScorerSettings:
         if not overrides:
@@ -44,7 +88,15 @@ class ScorerSettings:
         clean: dict[str, Any] = {}
         for name, value in overrides.items():
             default = getattr(self, name)
-            if isinstance(default, dict):
+            if isinstance(default, str):
+                if not isinstance(value, str):
+                    raise ValidationError(f"scorer settings: {name} must be a string")
+                clean[name] = value
+            elif isinstance(default, bool):
+                if not isinstance(value, bool):
+                    raise ValidationError(f"scorer settings: {name} must be true or false")
+                clean[name] = value
+            elif isinstance(default, dict):
                 if not isinstance(value, dict) or set(value) - set(default):
                     raise ValidationError(f"scorer settings: {name} must map {sorted(default)}")
                 clean[name] = {**default, **{k: float(v) for k, v in value.items()}}

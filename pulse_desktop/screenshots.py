@@ -66,7 +66,7 @@ def _prepare(view) -> None:
     playground, one of the demo memory's example queries."""
     prepare = getattr(view, "prepare_screenshot", None)
     if callable(prepare):
-        prepare()
+        prepare(_wait)
         return
     run = getattr(view, "run_query", None)
     edit = getattr(view, "query_edit", None)

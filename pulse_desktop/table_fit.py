@@ -36,23 +36,27 @@ def natural_width(table: QTableView, col: int, sample: str | None = None) -> int
 
 def fit_columns(table: QTableView, stretch: int, *, minimum: int = 120,
                 optional: Iterable[int] = (), samples: dict[int, str] | None = None,
-                caps: dict[int, int] | None = None) -> None:
-    """Lay the columns out in the view's width (see the module docstring)."""
+                caps: dict[int, int] | None = None, fixed: dict[int, int] | None = None,
+                hidden: Iterable[int] = ()) -> None:
+    """Lay the columns out in the view's width (see the module docstring). `optional`
+    columns step aside one by one, the first first; `hidden` ones never show; `fixed` gives a
+    column's width outright."""
     model = table.model()
     available = table.viewport().width()
     if model is None or available <= 0:
         return
-    samples = samples or {}
-    caps = caps or {}
-    optional = list(optional)
-    cols = [c for c in range(model.columnCount()) if c != stretch]
-    widths = {c: min(caps.get(c, 10_000), natural_width(table, c, samples.get(c))) for c in cols}
-    hidden = set()
-    if sum(widths.values()) + minimum > available:
-        hidden = set(optional)
+    samples, caps, fixed = samples or {}, caps or {}, fixed or {}
+    off = set(hidden)
+    cols = [c for c in range(model.columnCount()) if c != stretch and c not in off]
+    widths = {c: fixed.get(c) or min(caps.get(c, 10_000), natural_width(table, c, samples.get(c)))
+              for c in cols}
+    for c in optional:
+        if sum(w for k, w in widths.items() if k not in off) + minimum <= available:
+            break
+        off.add(c)
     for c in range(model.columnCount()):
-        table.setColumnHidden(c, c in hidden)
-    widths = {c: w for c, w in widths.items() if c not in hidden}
+        table.setColumnHidden(c, c in off)
+    widths = {c: w for c, w in widths.items() if c not in off}
     rest = available - sum(widths.values())
     if rest < minimum:
         for c in sorted(widths, key=lambda c: -widths[c]):
@@ -82,9 +86,14 @@ class FitOnResize(QObject):
             model.modelReset.connect(self.fit)
             model.rowsInserted.connect(self.fit)
 
+    paused = False      # e.g. while a table shows every column and may scroll sideways
+
     def fit(self, *_args) -> None:
+        if self.paused:
+            return
         try:
-            fit_columns(self.table, self.stretch, **self.options)
+            options = {k: (v() if callable(v) else v) for k, v in self.options.items()}
+            fit_columns(self.table, self.stretch, **options)
         except RuntimeError:      # the table is being torn down (its model resets last)
             pass
 

@@ -6,6 +6,7 @@ allowed, and each dialog says the invariant before the user hits it."""
 
 from __future__ import annotations
 
+import shiboken6
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtGui import QAction, QFont, QFontMetrics, QKeySequence
 from PySide6.QtWidgets import (
@@ -124,6 +125,7 @@ class BeliefsView(QWidget):
         self.count.setObjectName("sectionTitle")
 
         self.table = QTableView()
+        self.table.setAccessibleName("Beliefs")
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
@@ -270,6 +272,9 @@ class BeliefsView(QWidget):
         self._update_count()
         self._update_actions()
 
+    def focus_target(self):
+        return self.table
+
     # -- columns -----------------------------------------------------------------------------
     def _natural_width(self, col: int) -> int:
         """What a column needs: its header, and its longest kind of value."""
@@ -337,6 +342,8 @@ class BeliefsView(QWidget):
 
     def _sync_undo(self) -> None:
         stack = self.session.undo_stack
+        if not (shiboken6.isValid(stack) and shiboken6.isValid(self.undo_button)):
+            return      # the window is closing: the stack says it emptied as it goes
         writable = self.session.memory is not None and not self.session.read_only
         self.undo_button.setEnabled(stack.canUndo() and writable)
         self.redo_button.setEnabled(stack.canRedo() and writable)

@@ -105,6 +105,7 @@ class CorrectionsView(QWidget):
         ll = QVBoxLayout(left)
         ll.setContentsMargins(0, 0, 0, 0)
         self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setAccessibleName("Corrections")
         self.table.setHorizontalHeaderLabels([HEADER_TEXT[c] for c in COLUMNS])
         for i, name in enumerate(COLUMNS):
             tip = TERM_HELP.get(name) if isinstance(TERM_HELP, dict) else None
@@ -182,6 +183,7 @@ class CorrectionsView(QWidget):
         lrow.addWidget(self.lint_summary, 1)
         lb.addLayout(lrow)
         self.lint_table = QTableWidget(0, 3)
+        self.lint_table.setAccessibleName("Lint verdicts")
         self.lint_table.setHorizontalHeaderLabels(["File", "Verdict", "Why"])
         self.lint_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.lint_table.verticalHeader().setVisible(False)

@@ -74,6 +74,7 @@ class DetailPanel(QWidget):
         super().__init__(parent)
         self.session = session
         self.browser = QTextBrowser()
+        self.browser.setAccessibleName("Details of the selection")
         self.browser.setOpenLinks(False)
         self.browser.setOpenExternalLinks(False)
         self.browser.document().setDefaultStyleSheet(CSS)

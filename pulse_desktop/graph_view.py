@@ -303,6 +303,9 @@ class GraphView(QWidget):
             self.bridge.focusNode.emit(focus)
         self.pageReady.emit()
 
+    def focus_target(self):
+        return self.view
+
     # -- page calls ------------------------------------------------------------------------------
     def run_js(self, script: str, callback: Callable[[Any], None] | None = None) -> None:
         if self.view is None:

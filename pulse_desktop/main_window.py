@@ -293,7 +293,7 @@ class MainWindow(QMainWindow):
 
         v = bar.addMenu("&View")
         for i, name in enumerate(TABS):
-            self._action(v, name, lambda i=i: self.tabs.setCurrentIndex(i), f"Ctrl+{i + 1}")
+            self._action(v, name, lambda n=name: self.show_tab(n, focus=True), f"Ctrl+{i + 1}")
         v.addSeparator()
         self._action(v, "Reload", lambda: self.session.notify("all"), "F5",
                      "Re-read the memory now (what other programs change also shows by itself)")
@@ -367,8 +367,15 @@ class MainWindow(QMainWindow):
         view = self.views[name]
         return view.ensure() if isinstance(view, LazyTab) else view
 
-    def show_tab(self, name: str) -> None:
+    def show_tab(self, name: str, *, focus: bool = False) -> None:
+        """Show a tab; with focus, the keyboard goes to its main control (the question in the
+        Playground, the table in Beliefs…), as a person switching with Ctrl+N expects."""
         self.tabs.setCurrentIndex(TABS.index(name))
+        if focus:
+            target = getattr(self.tab(name), "focus_target", None)
+            widget = target() if callable(target) else None
+            if widget is not None:
+                widget.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     # -- opening ---------------------------------------------------------------------------------
     def open_path(self, path: str | Path, *, create: bool = False) -> bool:

@@ -106,6 +106,20 @@ class ItemList(QAbstractListModel):
         return [item[0] for item in self.items]
 
 
+class FocusQuietList(QListView):
+    """A list whose first row becoming current as Tab enters it is not a choice: Qt makes a row
+    current on focus-in, and selecting it then would move the graph under the person's eyes."""
+
+    focusing = False
+
+    def focusInEvent(self, event) -> None:
+        self.focusing = True
+        try:
+            super().focusInEvent(event)
+        finally:
+            self.focusing = False
+
+
 class NavigatorView(QWidget):
     def __init__(self, session: MemorySession, parent=None) -> None:
         super().__init__(parent)
@@ -190,9 +204,13 @@ class NavigatorView(QWidget):
         self._on_opened()
 
     def _list(self, model: ItemList, kind: str) -> QListView:
-        view = QListView()
+        view = FocusQuietList()
         view.setModel(model)
+        view.setAccessibleName("Entities" if kind == "entity" else "Events")
         view.setUniformItemSizes(True)
+        # a long title ends in … (its whole text is the row's tooltip), no sideways scrolling
+        view.setTextElideMode(Qt.TextElideMode.ElideRight)
+        view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         view.setIconSize(QSize(14, 14))
         view.setAlternatingRowColors(False)
         view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
@@ -466,6 +484,9 @@ class NavigatorView(QWidget):
     def _clicked(self, kind: str, current: QModelIndex) -> None:
         if self._syncing or not current.isValid():
             return
+        view = self.event_view if kind == "event" else self.entity_view
+        if view.focusing:
+            return      # Tab into the list only moves the keyboard there: nothing is chosen yet
         self._syncing = True
         try:
             self.session.select(kind, int(current.data(ID_ROLE)))

@@ -39,6 +39,7 @@ HR_TRENDS = {"elevated_3d": "raised for 3 days", "elevated_overnight": "raised o
              "normal": "normal", "lowered": "lowered"}
 HRV_TRENDS = {"declining_3d": "falling for 3 days", "stable": "steady", "rising": "rising"}
 UNSET = "not set"
+OFF = "off"      # a mood or body level that is not sent
 
 ADVANCED = (  # (settings field, plain label, symbol, kind, min, max, decimals)
     ("beta_emotion", "Emotion weight", "β", float, 0.0, 5.0, 3),
@@ -98,10 +99,12 @@ class Level(QWidget):
         self.slider = ClickSlider(Qt.Orientation.Horizontal)
         self.slider.setRange(0, 100)
         self.slider.setPageStep(10)
+        self.slider.setMinimumWidth(48)
         self.slider.setEnabled(False)
         self.slider.setAccessibleName(f"{name} level")
-        self.label = QLabel(UNSET)
-        self.label.setMinimumWidth(self.label.fontMetrics().horizontalAdvance(UNSET) + 4)
+        self.label = QLabel(OFF)
+        self.label.setMinimumWidth(self.label.fontMetrics().horizontalAdvance("0.55") + 4)
+        self.label.setAccessibleName(f"{name} value")
         lay = QHBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         if letter:
@@ -112,7 +115,7 @@ class Level(QWidget):
             mark.setAccessibleName(name)
             lay.addWidget(mark)
         lay.addWidget(self.check, 3)
-        lay.addWidget(self.slider, 4)
+        lay.addWidget(self.slider, 3)
         lay.addWidget(self.label)
         tip = tooltip or help_for(name)
         if tip:
@@ -122,7 +125,7 @@ class Level(QWidget):
 
     def _sync(self) -> None:
         self.slider.setEnabled(self.check.isChecked())
-        self.label.setText(sig(self.slider.value() / 100, 2) if self.check.isChecked() else UNSET)
+        self.label.setText(sig(self.slider.value() / 100, 2) if self.check.isChecked() else OFF)
 
     def value(self) -> float | None:
         return self.slider.value() / 100 if self.check.isChecked() else None
@@ -166,14 +169,15 @@ class ContextPanel(QWidget):
         self._defaults = defaults
         self._now_pinned = False
         form = QVBoxLayout(self)
-        form.setContentsMargins(4, 4, 8, 4)
+        form.setContentsMargins(2, 2, 4, 2)
 
         when_box = QGroupBox("When and where")
         wf = QFormLayout(when_box)
         wf.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.now_edit = QDateTimeEdit()
         self.now_edit.setDisplayFormat("yyyy-MM-dd HH:mm")
-        self.now_edit.setCalendarPopup(True)
+        self.now_edit.setMinimumWidth(
+            self.now_edit.fontMetrics().horizontalAdvance("2026-12-31 23:59") + 40)
         if hasattr(self.now_edit, "setTimeZone"):
             self.now_edit.setTimeZone(QTimeZone.utc())
         else:  # pragma: no cover - older Qt
@@ -196,18 +200,18 @@ class ContextPanel(QWidget):
             box.setToolTip(help_for(d) or f"Include events of {DOMAIN_NAMES[d]} ({d})")
             self.domain_checks[d] = box
             wf.addRow(box)
-        self.chain_check = QCheckBox("Follow causes (chain mode)")
-        self.chain_check.setToolTip(help_for("chain") or "Bring the causes of the best matches "
-                                    "with them, the story in order (marked ↳ via chain)")
+        self.chain_check = QCheckBox("Follow causes")
+        self.chain_check.setToolTip("Chain mode: bring the causes of the best matches with "
+                                    "them, the story in order (marked ↳ via chain)")
         wf.addRow(self.chain_check)
-        self.abstain_check = QCheckBox("Say when nothing is relevant")
+        self.abstain_check = QCheckBox("Say “nothing relevant”")
         self.abstain_check.setChecked(True)
         self.abstain_check.setToolTip("Unticked: always rank, even when nothing in the memory "
                                       "answers the question (pulse retrieve --no-abstain)")
         wf.addRow(self.abstain_check)
         form.addWidget(when_box)
 
-        mood_box = QGroupBox("Mood (tick what you want to send)")
+        mood_box = QGroupBox("Mood (tick to send)")
         ml = QVBoxLayout(mood_box)
         self.mood: dict[str, Level] = {}
         for e in EMOTIONS:
@@ -274,7 +278,7 @@ class ContextPanel(QWidget):
         alpha_row.addWidget(self.alpha_slider, 1)
         alpha_row.addWidget(self.alpha_label)
         cf.addRow("Kept share", alpha_row)
-        self.advanced_box = QGroupBox("Change the other constants")
+        self.advanced_box = QGroupBox("Other constants")
         self.advanced_box.setCheckable(True)
         self.advanced_box.setChecked(False)
         self.advanced_box.setToolTip("Ticked: these constants replace the defaults")
@@ -306,13 +310,16 @@ class ContextPanel(QWidget):
             spin.setToolTip(f"λ for {class_name(cls)}: how much it fades per day "
                             f"(default {sig(value)})")
             self.decay[cls] = spin
-            af.addRow(f"Fades per day · {class_name(cls)}", spin)
+            af.addRow(f"Fading/day, {class_name(cls)}", spin)
         reset = QPushButton("Back to the defaults")
         reset.clicked.connect(self.reset_constants)
         af.addRow(reset)
         cf.addRow(self.advanced_box)
         form.addWidget(const_box)
         form.addStretch(1)
+
+        for box in self.findChildren(QGroupBox):
+            box.layout().setContentsMargins(6, 6, 6, 6)
 
     # -- now ---------------------------------------------------------------------------------
     def _set_now_widget(self, moment: datetime) -> None:

@@ -126,7 +126,7 @@ class PlaygroundView(QWidget):
         scroll.setWidget(self.context)
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setMinimumWidth(250)
+        scroll.setMinimumWidth(262)
         scroll.setAccessibleName("Question context")
         self.context_scroll = scroll
 
@@ -258,9 +258,12 @@ class PlaygroundView(QWidget):
     def showEvent(self, event) -> None:
         super().showEvent(event)
         if not self._sized and self.width() > 0:
-            left = 260 if self.width() < 900 else 290
+            left = 270 if self.width() < 900 else 300
             self.outer.setSizes([left, max(380, self.width() - left)])
             self._sized = True
+
+    def focus_target(self):
+        return self.query_edit
 
     # -- inputs ------------------------------------------------------------------------
     def scorer(self) -> str:
@@ -274,8 +277,8 @@ class PlaygroundView(QWidget):
 
     def _scorer_changed(self, *_args) -> None:
         other = COMPARE_WITH.get(self.scorer(), "pulse")
-        self.compare_check.setText(f"Compare with {SCORER_SHORT[other]} ({other})")
-        self.compare_check.setToolTip("Run the question with both scorers; the toggle above "
+        self.compare_check.setText(f"Compare: {SCORER_SHORT[other]}")
+        self.compare_check.setToolTip(f"Also rank by {SCORER_NAMES[other]}; the toggle above "
                                       "the list shows either, with ▲▼ rank changes")
 
     def set_now(self, moment: datetime | str) -> None:
@@ -440,7 +443,7 @@ class PlaygroundView(QWidget):
         reason = str(out.get("abstain_reason") or "").removeprefix("nothing relevant: ")
         self.abstain_label.setText(
             f"Nothing relevant — {reason}. A companion would say it does not remember; untick "
-            "“Say when nothing is relevant” to rank anyway." if out.get("abstained") else "")
+            "“Say ‘nothing relevant’” to rank anyway." if out.get("abstained") else "")
         self.gates_label.setText(self._gates_text(out))
 
     @staticmethod

@@ -432,6 +432,9 @@ class TimelineView(QWidget):
         self.all_dots: list[Dot] = []
         self.reload()
 
+    def focus_target(self):
+        return self.canvas
+
     def _load_recalls(self) -> None:
         memory = self.session.memory
         self.canvas.recalls = timeline_recalls.marks_from(

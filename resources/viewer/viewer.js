@@ -1012,5 +1012,15 @@
     }
     viewer.initApplied = true;
   }
+  // the search box's hint, whole or short: a cut-off "Search names, facts, eve" reads as broken
+  var searchBox = $("search"), longHint = searchBox.placeholder;
+  function fitSearchHint() {
+    var ctx = document.createElement("canvas").getContext("2d");
+    ctx.font = getComputedStyle(searchBox).font;
+    var room = searchBox.clientWidth - 20;
+    searchBox.placeholder = ctx.measureText(longHint).width <= room ? longHint : "Search…";
+  }
+  window.addEventListener("resize", fitSearchHint);
+  fitSearchHint();
   updateCount();
 })();

@@ -218,6 +218,7 @@ class CorrectionsView(QWidget):
         rl.addWidget(self.brief_text, 1)
 
         split = QSplitter(Qt.Orientation.Horizontal)
+        split.setChildrenCollapsible(False)     # a drag never hides a panel whole
         split.addWidget(left)
         split.addWidget(right)
         split.setStretchFactor(0, 1)

@@ -206,6 +206,7 @@ class IngestView(QWidget):
         ml.addLayout(mrow)
 
         split = QSplitter(Qt.Orientation.Vertical)
+        split.setChildrenCollapsible(False)     # a drag never hides a panel whole
         split.addWidget(files_box)
         split.addWidget(self.summary)
         split.addWidget(merge_box)

@@ -246,6 +246,7 @@ class RecallsView(QWidget):
         ll.addWidget(self.heading)
         ll.addWidget(self.table, 1)
         split = QSplitter(Qt.Orientation.Vertical)
+        split.setChildrenCollapsible(False)     # a drag never hides a panel whole
         split.addWidget(self.list)
         split.addWidget(lower)
         split.setSizes([320, 360])

@@ -21,7 +21,7 @@ from pulse_desktop.main_window import TABS, MainWindow
 SIZE = (1480, 900)
 
 
-def _settle(seconds: float) -> None:
+def settle(seconds: float) -> None:
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         QApplication.processEvents()
@@ -61,6 +61,12 @@ def _first_event(window: MainWindow, *preferred: str) -> int | None:
     return int(row[0]) if row else None
 
 
+def prepare_tab(name: str, view) -> None:
+    """Fill a tab as a person would before looking at it (the playground asks a question)."""
+    if name == "Playground":
+        _prepare(view)
+
+
 def _prepare(view) -> None:
     """Fill a tab for its picture: its own prepare_screenshot() if it has one; else, for the
     playground, one of the demo memory's example queries."""
@@ -87,12 +93,12 @@ def take_screenshots(window: MainWindow, out_dir: Path, *, graph_timeout: float 
     out_dir.mkdir(parents=True, exist_ok=True)
     window.resize(*SIZE)
     window.show()
-    _settle(0.3)
+    settle(0.3)
     session = window.session
     written: list[Path] = []
 
     def save(name: str) -> None:
-        _settle(0.4)
+        settle(0.4)
         path = out_dir / f"app-{name.lower()}.png"
         if not window.grab().save(str(path)):
             raise RuntimeError(f"could not write {path}")
@@ -103,11 +109,11 @@ def take_screenshots(window: MainWindow, out_dir: Path, *, graph_timeout: float 
         view = window.tab(name)
         if name == "Graph":
             _wait(lambda: window.graph.ready, graph_timeout)
-            _settle(0.8)
+            settle(0.8)
             target = _entity_id(window, "Dana") or _entity_id(window, "")
             if target is not None:
                 session.select("entity", target)
-            _settle(1.2)        # the page animates the focus
+            settle(1.2)        # the page animates the focus
         elif name == "Timeline":
             session.set_brush("2024-01-01T00:00:00Z", "2024-12-31T23:59:59Z")
             target = _first_event(window, "e112")
@@ -123,7 +129,7 @@ def take_screenshots(window: MainWindow, out_dir: Path, *, graph_timeout: float 
                 _prepare(view)
             except Exception as exc:  # a screenshot helper must not stop the others
                 session.message.emit(f"{name}: {exc}")
-            _settle(1.0)
+            settle(1.0)
         save(name)
         if name == "Timeline":
             session.set_brush(None, None)
@@ -133,7 +139,7 @@ def take_screenshots(window: MainWindow, out_dir: Path, *, graph_timeout: float 
 
 def _save_with_dialog(window: MainWindow, dialog: QWidget, path: Path) -> Path:
     """The window with a dialog drawn where it sits over it (they are separate windows)."""
-    _settle(0.6)
+    settle(0.6)
     picture = window.grab()
     at = dialog.mapToGlobal(QPoint(0, 0)) - window.mapToGlobal(QPoint(0, 0))
     if not picture.rect().contains(at):
@@ -173,7 +179,7 @@ def _curation_shots(window: MainWindow, out_dir: Path, graph_timeout: float) -> 
         window.navigator.search.setText(person[1])
         window.navigator.refresh()
         session.select("entity", int(person[0]))
-        _settle(1.5)            # the page fits what the search shows
+        settle(1.5)            # the page fits what the search shows
         dialog = curator(session).erase([f"entity:{person[0]}"], person[1], cascade=True,
                                         parent=window)
         written.append(_save_with_dialog(window, dialog, out_dir / "app-erase.png"))

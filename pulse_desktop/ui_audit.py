@@ -1,8 +1,9 @@
 """What a person would see as broken on screen, found by walking the live widgets: control text
 cut off by its widget (buttons, labels, tabs, group titles, combo boxes, placeholders, table
 headers), table cells cut off without their full text in the tooltip, tables wider than their
-view, and controls without an accessible name. The tests run it on every tab at 1280×800 and
-1920×1080; ``pulse-desktop --audit`` prints it for the window as it is.
+view, controls without an accessible name, and splitters a drag could close a panel with.
+tests/test_desktop_fit.py runs it on every tab at 1280×800, 1920×1080 and 200 % scaling;
+``pulse-desktop --audit 1280x800`` prints it (offscreen, the demo memory or --db).
 """
 
 from __future__ import annotations
@@ -210,3 +211,48 @@ def unnamed_controls(root: QWidget) -> list[str]:
         if not (w.accessibleName() or accessible_name(w)).strip():
             out.append(_name(w))
     return out
+
+
+def hidden_by_splitters(root: QWidget) -> list[str]:
+    """Every splitter under root that a drag could close a panel of: each is pushed as far as
+    it goes both ways, and every panel must keep some room (then the sizes are put back)."""
+    from PySide6.QtWidgets import QApplication, QSplitter
+
+    out = []
+    for split in root.findChildren(QSplitter):
+        if not _shown(split) or split.count() < 2:
+            continue
+        before = split.sizes()
+        total = sum(before)
+        for i in range(split.count()):
+            split.setSizes([total if j == i else 0 for j in range(split.count())])
+            QApplication.processEvents()
+            closed = [j for j, size in enumerate(split.sizes()) if size <= 0]
+            if closed:
+                out.append(f"{_name(split)}: panel {closed} can be dragged shut")
+                break
+        split.setSizes(before)
+    return out
+
+
+def audit_tabs(window, prepare=None) -> dict[str, list[str]]:
+    """Show every tab of the main window in turn (``prepare(name, view)`` may fill it first)
+    and list what is cut off, unnamed or can be dragged shut; an empty dict means all is well.
+    """
+    from PySide6.QtWidgets import QApplication
+
+    from pulse_desktop.main_window import TABS
+
+    found: dict[str, list[str]] = {}
+    for name in TABS:
+        window.show_tab(name)
+        if prepare is not None:
+            prepare(name, window.tab(name))
+        for _ in range(5):
+            QApplication.processEvents()
+        problems = clipped_texts(window) + [f"no accessible name: {w}"
+                                            for w in unnamed_controls(window)]
+        problems += hidden_by_splitters(window)
+        if problems:
+            found[name] = problems
+    return found

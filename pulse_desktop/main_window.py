@@ -197,11 +197,30 @@ class MainWindow(QMainWindow):
         super().resizeEvent(event)
         if not self._sized and self.isVisible():
             self.fit_panels()
+        self.keep_centre_room()
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
         if not self._sized:
             self.fit_panels()
+        self.keep_centre_room()
+
+    def keep_centre_room(self) -> None:
+        """Narrow the side panels (down to their minimum) when the tabs would get less than
+        they need: splitter positions saved on a wide screen must not cut the tabs' controls
+        on a 1280 px one."""
+        sizes = self.splitter.sizes()
+        if len(sizes) != 3 or sum(sizes) <= 0:
+            return
+        short = self.splitter.widget(1).minimumSizeHint().width() - sizes[1]
+        if short <= 0:
+            return
+        spare = [max(0, sizes[0] - self.navigator.minimumWidth()),
+                 max(0, sizes[2] - self.detail.minimumWidth())]
+        if sum(spare) <= 0:
+            return
+        take = [min(spare[i], round(short * spare[i] / sum(spare))) for i in (0, 1)]
+        self.splitter.setSizes([sizes[0] - take[0], sizes[1] + sum(take), sizes[2] - take[1]])
 
     def fit_panels(self) -> None:
         """Give the side panels their share of the window's width (once; the user's own

@@ -5,6 +5,7 @@ every query."""
 
 from __future__ import annotations
 
+import html
 import math
 from typing import Any
 
@@ -78,6 +79,22 @@ def why_sentence(explained: dict[str, Any], top: dict[str, Any] | None) -> str:
             f"{ordinal(k)}'s {sig(last.get('score'))}.")
 
 
+def formula_html(result: dict[str, Any]) -> str:
+    """"relevance 0.74 × time 0.97 × emotion 1 × … = 0.719", the factors of 1 in grey."""
+    terms = result.get("terms") or {}
+    parts = []
+    for f in FACTORS:
+        value = terms.get(f)
+        if not isinstance(value, (int, float)):
+            continue
+        text = f"{html.escape(term_name(f).lower())}&nbsp;{sig(value)}"
+        parts.append(f"<span style='color:#9aa4b1'>{text}</span>"
+                     if abs(float(value) - 1.0) < 1e-12 else text)
+    if not parts:
+        return ""
+    return " × ".join(parts) + f" = <b>{sig(result.get('score'))}</b>"
+
+
 class BarLabel(QWidget):
     """One result's factor bar, as in the results list."""
 
@@ -119,6 +136,12 @@ class ExplainPanel(QWidget):
         self.sentence.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.bar = BarLabel()
         self.bar.set_result(None)
+        self.formula = QLabel("")
+        self.formula.setWordWrap(True)
+        self.formula.setTextFormat(Qt.TextFormat.RichText)
+        self.formula.setAccessibleName("Factors multiplied")
+        self.formula.setToolTip("The six factors multiply to the score; a factor of 1 (grey) "
+                                "changes nothing")
         self.terms = QTableWidget(0, 2)
         self.terms.setHorizontalHeaderLabels(["Term", "Value"])
         self.terms.verticalHeader().setVisible(False)
@@ -135,6 +158,7 @@ class ExplainPanel(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.sentence)
         layout.addWidget(self.bar)
+        layout.addWidget(self.formula)
         layout.addWidget(self.terms, 1)
 
     def text(self) -> str:
@@ -150,6 +174,8 @@ class ExplainPanel(QWidget):
         self.sentence.setToolTip(title)
         self.bar.set_result(r)
         terms = r.get("terms") or {}
+        self.formula.setText(formula_html(r))
+        self.formula.setVisible(bool(self.formula.text()))
         order = {n: i for i, n in enumerate((*FACTORS, *TERM_ORDER))}
         names = ["score", *sorted(terms, key=lambda n: (order.get(n, 99), n))]
         self.terms.setRowCount(0)
@@ -174,4 +200,6 @@ class ExplainPanel(QWidget):
     def show_message(self, text: str) -> None:
         self.sentence.setText(text)
         self.bar.set_result(None)
+        self.formula.setText("")
+        self.formula.setVisible(False)
         self.terms.setRowCount(0)

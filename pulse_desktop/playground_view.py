@@ -448,11 +448,11 @@ class PlaygroundView(QWidget):
 
     @staticmethod
     def _caption(out: dict[str, Any]) -> str:
-        name = SCORER_SHORT.get(out["scorer"], out["scorer"])
+        # which scorer is shown is what the toggle beside says (a longer caption was cut)
         if out.get("abstained"):
-            return f"{name} — nothing relevant"
+            return "Nothing relevant"
         n = len(out["results"])
-        return f"{name} — {n} result{'s' if n != 1 else ''}"
+        return f"{n} result{'s' if n != 1 else ''}"
 
     @staticmethod
     def _gates_text(out: dict[str, Any]) -> str:

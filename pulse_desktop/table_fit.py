@@ -34,6 +34,16 @@ def natural_width(table: QTableView, col: int, sample: str | None = None) -> int
     return need
 
 
+def header_width(table: QTableView, col: int) -> int:
+    """What a column's header needs (its longest line, bold)."""
+    model = table.model()
+    text = str(model.headerData(col, Qt.Orientation.Horizontal) or "") if model else ""
+    bold = QFont(table.horizontalHeader().font())
+    bold.setBold(True)
+    metrics = QFontMetrics(bold)
+    return max((metrics.horizontalAdvance(line) for line in text.split("\n")), default=0) + 18
+
+
 def fit_columns(table: QTableView, stretch: int, *, minimum: int = 120,
                 optional: Iterable[int] = (), samples: dict[int, str] | None = None,
                 caps: dict[int, int] | None = None, fixed: dict[int, int] | None = None,
@@ -58,9 +68,18 @@ def fit_columns(table: QTableView, stretch: int, *, minimum: int = 120,
         table.setColumnHidden(c, c in off)
     widths = {c: w for c, w in widths.items() if c not in off}
     rest = available - sum(widths.values())
+    floors = {c: min(widths[c], max(SQUEEZE_MIN, header_width(table, c))) for c in widths}
+    # the view never gets narrower than the headers need: the layout gives it the room
+    frame = 2 * table.frameWidth() + table.verticalScrollBar().sizeHint().width()
+    if table.verticalHeader().isVisible():
+        frame += table.verticalHeader().width()
+    stretch_floor = min(minimum, header_width(table, stretch) + 40)
+    least = sum(floors.values()) + stretch_floor + frame + 2
+    if table.minimumWidth() != least:
+        table.setMinimumWidth(least)
     if rest < minimum:
         for c in sorted(widths, key=lambda c: -widths[c]):
-            cut = min(minimum - rest, max(0, widths[c] - SQUEEZE_MIN))
+            cut = min(minimum - rest, max(0, widths[c] - floors[c]))
             widths[c] -= cut
             rest += cut
             if rest >= minimum:
@@ -71,7 +90,7 @@ def fit_columns(table: QTableView, stretch: int, *, minimum: int = 120,
         header.setSectionResizeMode(c, QHeaderView.ResizeMode.Interactive)
         table.setColumnWidth(c, w)
     header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Interactive)
-    table.setColumnWidth(stretch, max(minimum, rest))
+    table.setColumnWidth(stretch, max(stretch_floor, rest))
 
 
 class FitOnResize(QObject):

@@ -79,10 +79,29 @@ def test_every_tab_fits_the_window(qtbot, demo_copy, size):
     win.close()
 
 
-def test_at_200_percent_scaling_nothing_is_cut(demo_copy):
+def test_panels_saved_on_a_wide_screen_leave_the_tabs_their_room(qtbot, demo_copy):
+    """Splitter positions restored from a 1920 px screen (wide side panels) on a 1280 px one:
+    the side panels give way, so the tabs' controls are still whole."""
+    win = open_at(qtbot, demo_copy, 1920, 1080)
+    win.splitter.setSizes([420, 1060, 420])
+    saved = win.splitter.saveState()
+    win.resize(1280, 800)
+    win.splitter.restoreState(saved)
+    win.resize(1280, 801)          # what the window manager does after the restore
+    qtbot.wait(50)
+    nav, centre, detail = win.splitter.sizes()
+    assert centre >= win.splitter.widget(1).minimumSizeHint().width()
+    assert nav >= win.navigator.minimumWidth() and detail >= win.detail.minimumWidth()
+    found = audit_tabs(win, prepare_tab)
+    assert found == {}, json.dumps(found, indent=1)
+    win.close()
+
+
+def test_at_200_percent_scaling_nothing_is_cut(demo_copy, tmp_path):
     """A 2560×1600 screen at 200 %: a 1280×800 window in logical pixels, every text twice as
     many device pixels. A child process, since the scale is fixed before Qt starts."""
     env = {**os.environ, "QT_SCALE_FACTOR": "2", "QT_QPA_PLATFORM": "offscreen",
+           "XDG_CONFIG_HOME": str(tmp_path / "config"),
            "QTWEBENGINE_DISABLE_SANDBOX": "1"}
     done = subprocess.run([sys.executable, "-m", "pulse_desktop", "--audit", "1280x800",
                            "--db", str(demo_copy)], capture_output=True, text=True, env=env,

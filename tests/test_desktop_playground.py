@@ -18,6 +18,9 @@ pytest.importorskip("pytestqt")
 from conftest import NOW, NOW_ISO, ROOT  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 
+from pulse_desktop.numbers import sig  # noqa: E402
+from pulse_desktop.term_help import term_name  # noqa: E402
+
 STATE = {"mood_vector": {"shame": 0.8, "sadness": 0.55}, "stress_proxy": 0.7,
          "sleep_quality": 0.3, "sleep_hours": 5.5, "hrv": 48.0, "hr_trend": "elevated_3d",
          "hrv_trend": "declining_3d", "recent_life_events_7d": ["argument with Dana"],
@@ -128,7 +131,8 @@ def test_table_equals_cli_exactly(qtbot, view, session, tmp_path):
             assert text == "new"
     view.show_list("other")
     assert [r["id"] for r in table_rows(view.model)] == [r["id"] for r in v2["results"]]
-    assert view.main_caption.text().startswith("Older")
+    assert view.show_other.isChecked() and view.show_other.text().startswith("Older")
+    assert view.main_caption.text() == f"{len(v2['results'])} results"
     dense_rank = {r["id"]: i + 1 for i, r in enumerate(expected["results"])}
     for i, r in enumerate(v2["results"]):
         text, delta = view.model.rank_change(i)
@@ -145,7 +149,7 @@ def test_abstention_is_shown_plainly(qtbot, view, session):
     assert out["abstained"] is True and out["results"] == []
     assert view.abstain_label.isVisibleTo(view)
     assert view.abstain_label.text().startswith("Nothing relevant — the closest event's cosine")
-    assert view.main_caption.text() == "Default — nothing relevant"
+    assert view.main_caption.text() == "Nothing relevant"
     assert view.model.rowCount() == 0
     view.abstain_check.setChecked(False)                       # rank anyway
     out = run(qtbot, view)
@@ -277,6 +281,14 @@ def test_explain_follows_every_question_and_says_why_not_first(qtbot, view):
     assert second.args[0]["query"] == "Tom asks for a separation"
     assert view.explain.sentence.text() != sentence
     assert view.explain.sentence.text().startswith("e057 ranks 1st of 5")
+    # under the bar, the factors multiplied out, the ones that change nothing in grey
+    r = second.args[0]["result"]
+    formula = view.explain.formula.text()
+    assert formula.endswith(f"= <b>{sig(r['score'])}</b>")
+    assert formula.count(" × ") == 5
+    for f in ("emotion", "state", "anchor", "date"):
+        if r["terms"][f] == 1.0:
+            assert f"color:#9aa4b1'>{term_name(f).lower()}&nbsp;1</span>" in formula
 
 
 def test_why_sentence_names_the_factor_that_keeps_it_out():

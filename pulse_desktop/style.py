@@ -18,7 +18,7 @@ DOMAIN_NAMES = {"real": "Real life", "fiction_content": "Fiction · content",
                 "fiction_meta": "Fiction · meta", "meta_authorial": "Authorial"}
 DOMAIN_LETTERS = {"real": "R", "fiction_content": "F", "fiction_meta": "M",
                   "meta_authorial": "A"}
-CLASS_COLORS = {"axiom": "#b03a48", "self_model": "#7a5bd0", "user_model": "#3b7dd8",
+CLASS_COLORS = {"axiom": "#b03a48", "self_model": "#7a5bd0", "user_model": "#1f9e89",
                 "operational": "#5f6b7a", "hypothesis": "#c98a1b"}
 # A pinned axiom is what a person calls a core wound: the UI says that, with the class beside.
 CLASS_NAMES = {"axiom": "Core wound · axiom", "self_model": "Self model",

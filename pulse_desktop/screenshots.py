@@ -2,9 +2,11 @@
 
 Each tab gets a selection that shows it off: the graph focuses an entity, the timeline brushes
 a year, the beliefs table selects an axiom. A tab may offer ``prepare_screenshot()`` to fill
-itself (the playground runs a query, for example); it is called when present. Then two
-curation pictures: an event's edit dialog (``app-edit.png``) and, with the navigator searching
-the person, the preview of erasing everything about them (``app-erase.png``).
+itself (the playground runs a query, for example); it is called when present. Every picture is
+taken at 1280×800 and at 1920×1080, the width in its name (``app-playground-1280.png``). Then
+two curation pictures at 1280: an event's edit dialog (``app-edit-1280.png``) and, with the
+navigator searching the person, the preview of erasing everything about them
+(``app-erase-1280.png``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from pulse_desktop.main_window import TABS, MainWindow
 
-SIZE = (1480, 900)
+SIZES = ((1280, 800), (1920, 1080))     # a common laptop, and a common desktop screen
 
 
 def settle(seconds: float) -> None:
@@ -87,19 +89,31 @@ def _prepare(view) -> None:
         _wait(lambda: bool(got), 60)
 
 
-def take_screenshots(window: MainWindow, out_dir: Path, *, graph_timeout: float = 90.0
-                     ) -> list[Path]:
-    """Show every tab in turn and save ``app-<tab>.png`` into out_dir; returns the files."""
+def take_screenshots(window: MainWindow, out_dir: Path, *, graph_timeout: float = 90.0,
+                     sizes=SIZES) -> list[Path]:
+    """At each window size, show every tab in turn and save ``app-<tab>-<width>.png`` into
+    out_dir (the edit and erase pictures at the first size only); returns the files."""
+    written: list[Path] = []
+    for i, size in enumerate(sizes):
+        written += _shots_at(window, out_dir, size, graph_timeout, curation=i == 0)
+    return written
+
+
+def _shots_at(window: MainWindow, out_dir: Path, size: tuple[int, int], graph_timeout: float,
+              *, curation: bool) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
-    window.resize(*SIZE)
+    window.resize(*size)
     window.show()
+    settle(0.3)
+    window.fit_panels()        # the side panels as this window size gives them
     settle(0.3)
     session = window.session
     written: list[Path] = []
+    width = size[0]
 
     def save(name: str) -> None:
         settle(0.4)
-        path = out_dir / f"app-{name.lower()}.png"
+        path = out_dir / f"app-{name.lower()}-{width}.png"
         if not window.grab().save(str(path)):
             raise RuntimeError(f"could not write {path}")
         written.append(path)
@@ -133,7 +147,8 @@ def take_screenshots(window: MainWindow, out_dir: Path, *, graph_timeout: float 
         save(name)
         if name == "Timeline":
             session.set_brush(None, None)
-    written += _curation_shots(window, out_dir, graph_timeout)
+    if curation:
+        written += _curation_shots(window, out_dir, graph_timeout, width)
     return written
 
 
@@ -157,7 +172,8 @@ def _save_with_dialog(window: MainWindow, dialog: QWidget, path: Path) -> Path:
     return path
 
 
-def _curation_shots(window: MainWindow, out_dir: Path, graph_timeout: float) -> list[Path]:
+def _curation_shots(window: MainWindow, out_dir: Path, graph_timeout: float, width: int
+                    ) -> list[Path]:
     from pulse_desktop.curation import curator
 
     session = window.session
@@ -173,7 +189,7 @@ def _curation_shots(window: MainWindow, out_dir: Path, graph_timeout: float) -> 
     if event is not None:
         session.select("event", event)
         dialog = curator(session).edit_event(event, window)
-        written.append(_save_with_dialog(window, dialog, out_dir / "app-edit.png"))
+        written.append(_save_with_dialog(window, dialog, out_dir / f"app-edit-{width}.png"))
         dialog.reject()
     if person is not None:
         window.navigator.search.setText(person[1])
@@ -182,7 +198,7 @@ def _curation_shots(window: MainWindow, out_dir: Path, graph_timeout: float) -> 
         settle(1.5)            # the page fits what the search shows
         dialog = curator(session).erase([f"entity:{person[0]}"], person[1], cascade=True,
                                         parent=window)
-        written.append(_save_with_dialog(window, dialog, out_dir / "app-erase.png"))
+        written.append(_save_with_dialog(window, dialog, out_dir / f"app-erase-{width}.png"))
         dialog.reject()
         window.navigator.search.clear()
         window.navigator.refresh()

@@ -41,6 +41,18 @@ from pulse_desktop.ui_audit import (  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(autouse=True)
+def app_style(qapp):
+    """The app's own style sheet, as pulse-desktop sets it: its paddings and fonts are what a
+    person sees, so the widths are measured with it."""
+    from pulse_desktop.style import QSS
+
+    before = qapp.styleSheet()
+    qapp.setStyleSheet(QSS)
+    yield
+    qapp.setStyleSheet(before)
+
+
 @pytest.fixture
 def demo_copy(demo_db: Path, tmp_path: Path) -> Path:
     path = tmp_path / "demo.db"
@@ -68,6 +80,20 @@ def test_every_tab_fits_the_window(qtbot, demo_copy, size):
         prepare_tab(name, view)
         asked.append(name)
 
+    # an entity selected: the detail panel shows its most buttons (edit, merge, more, erase)
+    conn = win.session.memory.conn
+    person = conn.execute("SELECT id FROM entities WHERE kind = 'person' ORDER BY salience DESC"
+                          " LIMIT 1").fetchone()[0]
+    win.session.select("entity", int(person))
+    qtbot.wait(20)
+    assert win.detail.merge_button.isVisible() and win.detail.erase_button.isVisible()
+    assert clipped_texts(win.detail) == []
+    event = conn.execute("SELECT id FROM events WHERE key = 'e004'").fetchone()[0]
+    win.session.select("event", int(event))
+    qtbot.wait(20)
+    assert win.detail.link_button.isVisible()
+    assert clipped_texts(win.detail) == []
+    win.session.select("entity", int(person))
     found = audit_tabs(win, prepare)
     assert found == {}, json.dumps(found, indent=1)
     assert asked == list(TABS)

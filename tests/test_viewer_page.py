@@ -474,5 +474,19 @@ def test_demo_labels_are_readable_at_fit_and_never_overlap(qtbot, demo_db, tmp_p
                     "return [Math.round(r.top), Math.round(r.bottom), Math.round(r.right)]})")
         assert max(top for top, _b, _r in tops) < min(bottom for _t, bottom, _r in tops)
         assert max(right for _t, _b, right in tops) <= 690
+        # the search box's hint is whole: the long one if it fits, else a short one
+        hint, room, need = v.js(
+            "(function(){var s=document.getElementById('search'),c=document.createElement("
+            "'canvas').getContext('2d');c.font=getComputedStyle(s).font;return [s.placeholder,"
+            " s.clientWidth - 18, c.measureText(s.placeholder).width]})()")
+        assert need <= room and hint in ("Search names, facts, events…", "Search…")
+        v.view.resize(1400, 700)
+        v.qtbot.wait(300)
+        assert v.js("document.getElementById('search').placeholder") == \
+            "Search names, facts, events…"
+        # colour is never alone: the domain's letter in the nodes, and in the legend's swatches
+        assert v.js("pulseViewer.letteredCount()") > 0
+        assert v.js("Array.from(document.querySelectorAll('#legend .swatch')).map(function(e)"
+                    "{return e.textContent}).join('')") == "RFMA"
     finally:
         v.close()

@@ -11,6 +11,8 @@
     real: "Real life", fiction_content: "Fiction · content", fiction_meta: "Fiction · meta",
     meta_authorial: "Authorial"
   };
+  // every domain colour also has its letter, drawn in the node (colour is never alone)
+  var DOMAIN_LETTERS = { real: "R", fiction_content: "F", fiction_meta: "M", meta_authorial: "A" };
   var CLASS_NAMES = {
     axiom: "axiom", self_model: "self model", user_model: "user model",
     operational: "operational", hypothesis: "hypothesis"
@@ -548,7 +550,7 @@
     DOMAINS.forEach(function (d) {
       if (!domainCounts[d]) return;
       var item = el("span", "item");
-      var sw = el("span", "swatch"); sw.style.background = domainColor(d);
+      var sw = el("span", "swatch", DOMAIN_LETTERS[d] || ""); sw.style.background = domainColor(d);
       item.appendChild(sw); item.appendChild(document.createTextNode(domainName(d)));
       row.appendChild(item);
     });
@@ -833,6 +835,7 @@
     });
     return out.sort(function (a, b) { return b.rank - a.rank; });
   }
+  var lastLettered = 0;
   function drawLabels(ctx) {
     var scale = network.getScale(), px = Math.max(LABEL_PX, Math.min(LABEL_MAX_PX, 17 * scale));
     var rect = container.getBoundingClientRect(), grid = new Map(), CELL = 64, placed = [];
@@ -870,6 +873,25 @@
     var ratio = (network.canvas && network.canvas.pixelRatio) || window.devicePixelRatio || 1;
     ctx.scale(ratio, ratio);
     ctx.textAlign = "center"; ctx.textBaseline = "top"; ctx.lineJoin = "round";
+    // the domain's letter inside every node big enough to hold it
+    ctx.textAlign = "center"; ctx.textBaseline = "middle";
+    var letterPx = 0, lettered = 0, drawn = new Set(network.body.nodeIndices);  // not clustered
+    for (var i = 0; i < data.nodes.length; i++) {
+      if (!visible[i] || !drawn.has(data.nodes[i].id)) continue;
+      var n = data.nodes[i], nb = body[n.id], letter = DOMAIN_LETTERS[n.domain];
+      if (!nb || !letter) continue;
+      var r = (nb.options.size || 8) * scale;
+      if (r < 6) continue;
+      var p = network.canvasToDOM({ x: nb.x, y: nb.y });
+      if (p.x < -r || p.y < -r || p.x > rect.width + r || p.y > rect.height + r) continue;
+      var lp = Math.round(Math.min(18, r * 1.1));
+      if (lp !== letterPx) { ctx.font = "700 " + lp + "px " + LABEL_FONT; letterPx = lp; }
+      ctx.fillStyle = n.type === "event" ? "#1f2733" : "#ffffff";
+      ctx.fillText(letter, p.x, p.y + 0.5);
+      lettered++;
+    }
+    lastLettered = lettered;
+    ctx.textAlign = "center"; ctx.textBaseline = "top";
     placed.forEach(function (l) {
       ctx.font = (l.px > px ? "600 " : "") + l.px + "px " + LABEL_FONT;
       ctx.lineWidth = 4; ctx.strokeStyle = "rgba(255,255,255,0.92)";
@@ -990,6 +1012,8 @@
   viewer.fit = function () { network.fit(); };
   // the labels drawn last: [{id, text, x, y, w, h, px}] in page pixels (tests, tools)
   viewer.labelLayout = function () { return lastLabels.slice(); };
+  // how many nodes carry their domain's letter in the last drawing
+  viewer.letteredCount = function () { return lastLettered; };
   viewer.isClustered = function (domain) { return !!clustered[domain]; };
   viewer.panelText = function () { return panel.hidden ? "" : panelBody.textContent; };
   viewer.panelVisible = function () { return panelAllowed && !panel.hidden; };

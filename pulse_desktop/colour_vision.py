@@ -120,9 +120,10 @@ def report(palette: dict[str, str]) -> dict[str, tuple[float, str, str]]:
 
 
 def main() -> None:
-    from pulse_desktop.style import DOMAIN_COLORS, EMOTION_COLORS
+    from pulse_desktop.style import CLASS_COLORS, DOMAIN_COLORS, EMOTION_COLORS
 
-    for title, palette in (("emotions", EMOTION_COLORS), ("domains", DOMAIN_COLORS)):
+    for title, palette in (("emotions", EMOTION_COLORS), ("domains", DOMAIN_COLORS),
+                           ("belief classes", CLASS_COLORS)):
         print(f"{title}: closest pair (ΔE2000; ≥ {MIN_DELTA:g} wanted)")
         for vision, (de, a, b) in report(palette).items():
             print(f"  {vision:13} {de:5.1f}  {a} / {b}")

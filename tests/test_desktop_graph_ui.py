@@ -76,6 +76,11 @@ def test_cluster_box_in_the_app_works_both_ways(qtbot, window):
                              "e.getBoundingClientRect();return [r.top, r.bottom, r.right]})")
     assert max(t for t, _b, _r in rows) < min(b for _t, b, _r in rows)
     assert max(r for _t, _b, r in rows) <= window.graph.view.width()
+    # and the search box's hint is whole in it (a short one when the long one would be cut)
+    room, need = js(qtbot, window, "(function(){var s=document.getElementById('search'),c="
+                    "document.createElement('canvas').getContext('2d');c.font=getComputedStyle(s)"
+                    ".font;return [s.clientWidth - 18, c.measureText(s.placeholder).width]})()")
+    assert need <= room
 
 
 def test_a_rebuilt_page_draws_already_filtered(qtbot, window):

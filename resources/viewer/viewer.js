@@ -1045,6 +1045,8 @@
     searchBox.placeholder = ctx.measureText(longHint).width <= room ? longHint : "Search…";
   }
   window.addEventListener("resize", fitSearchHint);
+  // the box also changes width when the toolbar's other parts do (the node count, fonts)
+  if (typeof ResizeObserver === "function") new ResizeObserver(fitSearchHint).observe(searchBox);
   fitSearchHint();
   updateCount();
 })();

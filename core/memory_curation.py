@@ -18,14 +18,18 @@ class CurationOps:
     # -- import ---------------------------------------------------------------------------------
 
     def import_files(self, paths: Sequence[str | Path] | str | Path, *, fmt: str = "auto",
-                     extractor: str = "offline", progress: Callable[[int, int], None] | None = None,
+                     extractor: str = "offline", me: str | None = None,
+                     progress: Callable[[int, int], None] | None = None,
                      cancel: Any = None) -> dict[str, Any]:
         """Import chats, exports, notes or corpora (format auto-detected; a re-import adds
-        nothing). `extractor` is "offline" or a model alias; `cancel` a threading.Event."""
+        nothing). `me` names the person whose memory this is: their turns are the user's; an
+        assistant's turns are kept as context only, never events or an entity. `extractor` is
+        "offline", "llm" (models.json's triage and extract aliases) or one model alias;
+        `cancel` a threading.Event."""
         from core.ingest import ingest_files
 
-        return ingest_files(self, paths, fmt=fmt, extractor=extractor, progress=progress,
-                            cancel=cancel)
+        return ingest_files(self, paths, fmt=fmt, extractor=extractor, me=me,
+                            progress=progress, cancel=cancel)
 
     def remember(self, text: str, ts: str | None = None, *, extractor: str = "offline",
                  actor: str = "import") -> dict[str, Any]:
@@ -81,6 +85,21 @@ class CurationOps:
         from core.ingest import apply_glossary_term
 
         return apply_glossary_term(self, glossary_id, actor=actor)
+
+    def glossary_candidates(self, status: str | None = "pending") -> list[dict[str, Any]]:
+        """Names an import found only inside fiction passages, proposed for the glossary
+        instead of being made real-life entities (status None: all)."""
+        from core.ingest import list_candidates
+
+        return list_candidates(self, status)
+
+    def resolve_glossary_candidate(self, candidate_id: int, accept: bool, *,
+                                   actor: str = "manual") -> dict[str, Any]:
+        """Accept a candidate (it becomes a glossary term) or reject it (later imports treat
+        the name as real). Journaled, undoable."""
+        from core.ingest import resolve_candidate
+
+        return resolve_candidate(self, candidate_id, accept, actor=actor)
 
     # -- events -------------------------------------------------------------------------------
 

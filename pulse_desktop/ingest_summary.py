@@ -5,7 +5,9 @@ summary's tooltip and in ``pulse ingest --json``.
 The pipeline's words, and what they are to a reader (docs/cli.md, the ingest summary):
 vivid → a moment kept as an event of its own; pooled → a passing remark, kept in the pool;
 distilled → a pattern found among pooled remarks; absorbed → a pooled remark folded into a
-pattern; superseded → an event replaced by an edited message.
+pattern; superseded → an event replaced by an edited message; assistant_turns → the
+assistant's replies, kept as context only; glossary_candidates → names proposed for the
+fiction glossary.
 """
 
 from __future__ import annotations
@@ -52,7 +54,13 @@ def counts_sentence(d: dict[str, Any]) -> str:
         seen += f", {obs['duplicate']:,} already there"
     if obs.get("versioned"):
         seen += f", {_n(int(obs['versioned']), 'edited message')} kept as a new version"
+    if obs.get("assistant_turns"):
+        seen += (f"; {_n(int(obs['assistant_turns']), 'reply', 'replies')} of the assistant "
+                 "kept as context only")
     sentences.append(seen + ".")
+    if d.get("glossary_candidates"):
+        sentences.append(f"{_n(int(d['glossary_candidates']), 'new name')} proposed for the "
+                         "fiction glossary.")
     if ev.get("superseded"):
         sentences.append(f"{_n(int(ev['superseded']), 'event')} replaced by edited messages.")
     if d.get("merge_proposals"):

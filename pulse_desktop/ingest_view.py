@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QMessageBox,
@@ -58,13 +59,16 @@ def model_aliases(models_file: Path | None = None) -> tuple[list[str], str | Non
     if not path.exists():
         return [], f"no models.json at {path} (Settings → Model aliases)"
     try:
-        from pulse_desktop.settings_dialog import validate_models_text
+        from pulse_desktop.settings_dialog import validate_models
 
-        aliases, error = validate_models_text(path.read_text(encoding="utf-8"))
+        router, error, _ = validate_models(path.read_text(encoding="utf-8"))
     except Exception as exc:  # noqa: BLE001
         return [], f"models.json unreadable: {exc}"
     if error:
         return [], f"models.json is not valid: {error}"
+    aliases = sorted(router.models)
+    if "extract" in (router.ingest or {}):   # the triage → extract pair of models.json
+        aliases.insert(0, "llm")
     return aliases, None
 
 
@@ -156,6 +160,12 @@ class IngestView(QWidget):
         self.extractor_combo.setToolTip("offline: deterministic heuristics, no network. A model "
                                         "alias (Settings → Model aliases) uses that model.")
         form.addRow("Extractor", self.extractor_combo)
+        self.me_edit = QLineEdit()
+        self.me_edit.setPlaceholderText("optional: the person's name in these chats")
+        self.me_edit.setToolTip("Whose memory this is. Their chat turns are the user's; an AI "
+                                "assistant's turns are kept as context only, never events or "
+                                "an entity. Exports (ChatGPT, Claude) already say who is who.")
+        form.addRow("Me", self.me_edit)
         fl.addLayout(form)
         actions = QHBoxLayout()
         self.import_button = QPushButton("Import")
@@ -255,6 +265,7 @@ class IngestView(QWidget):
             b.setEnabled(not busy)
         self.format_combo.setEnabled(not busy)
         self.extractor_combo.setEnabled(not busy)
+        self.me_edit.setEnabled(not busy)
         self.cancel_button.setEnabled(busy)
         self.approve_button.setEnabled(ok and not busy)
         self.reject_button.setEnabled(ok and not busy)
@@ -360,12 +371,13 @@ class IngestView(QWidget):
             return
         fmt = self.format_combo.currentText()
         extractor = self.extractor_combo.currentText() or "offline"
+        me = self.me_edit.text().strip() or None
         paths = [str(p) for p in self.paths]
         def work(progress, cancel: threading.Event) -> dict[str, Any]:
             memory = Memory.open(path)
             try:
-                return memory.import_files(paths, fmt=fmt, extractor=extractor,
-                                        progress=throttled(progress), cancel=cancel)
+                return memory.import_files(paths, fmt=fmt, extractor=extractor, me=me,
+                                           progress=throttled(progress), cancel=cancel)
             finally:
                 memory.close()
 

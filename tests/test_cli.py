@@ -206,7 +206,8 @@ def test_merges_and_glossary_from_the_terminal(tmp_path: Path) -> None:
     chat = tmp_path / "c.jsonl"
     rows = [("p1", "Dana", "I had coffee with my friend Caroline at the market."),
             ("p2", "Dana", "Later I met Carolyn again near the station, she was tired."),
-            ("p3", "Dana", "In my novel, Mirela finally leaves the lighthouse at dawn.")]
+            ("p3", "Dana", "Mirela finally leaves the lighthouse at dawn, I wrote tonight."),
+            ("p4", "Dana", "In my novel, the harbour belongs to Corvin now.")]
     chat.write_text("".join(json.dumps({"id": i, "speaker": s, "text": t,
                                         "ts": "2023-05-08T13:56:00Z"}) + "\n"
                             for i, s, t in rows), encoding="utf-8")
@@ -234,4 +235,15 @@ def test_merges_and_glossary_from_the_terminal(tmp_path: Path) -> None:
     entries = json.loads(pulse("glossary", "list", "--json", db=db).stdout)["glossary"]
     assert [e["term"] for e in entries] == ["Mirela"]
     assert_one_line_error(pulse("glossary", "add", "(", "--pattern", db=db), "glossary pattern")
+
+    # a name only a fiction passage holds was proposed for the glossary, not made an entity
+    (cand,) = json.loads(pulse("glossary", "candidates", "--json", db=db).stdout)["candidates"]
+    assert cand["term"] == "Corvin" and cand["status"] == "pending"
+    assert "Corvin" in pulse("glossary", "candidates", db=db).stdout
+    accepted = json.loads(pulse("glossary", "accept", str(cand["id"]), "--apply", "--json",
+                                db=db).stdout)
+    assert accepted["status"] == "accepted" and accepted["glossary"] is not None
+    assert_one_line_error(pulse("glossary", "reject", str(cand["id"]), db=db), "already accepted")
+    entries = json.loads(pulse("glossary", "list", "--json", db=db).stdout)["glossary"]
+    assert [e["term"] for e in entries] == ["Mirela", "Corvin"]
     assert pulse("verify", db=db).returncode == 0

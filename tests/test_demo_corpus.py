@@ -111,13 +111,15 @@ def test_entities(corpus):
     keys = [e["key"] for e in ents]
     assert len(keys) == len(set(keys)), "duplicate entity keys"
     for e in ents:
-        assert set(e) == ENTITY_KEYS, e["key"]
+        assert set(e) - {"is_self"} == ENTITY_KEYS, e["key"]
         assert ENTITY_KEY_RE.match(e["key"]), e["key"]
         assert e["kind"] in KINDS, e["key"]
         assert e["domain"] in DOMAINS, e["key"]
         assert isinstance(e["name"], str) and e["name"].strip()
         assert isinstance(e["aliases"], list) and all(isinstance(a, str) for a in e["aliases"])
     assert {e["domain"] for e in ents} == DOMAINS
+    # exactly one person is the memory's own (imports link the user's chat turns to her)
+    assert [e["key"] for e in ents if e.get("is_self")] == ["p_self"]
     by_key = {e["key"]: e for e in ents}
     assert by_key["p_self"]["kind"] == "person" and by_key["p_self"]["domain"] == "real"
     kinds_by_domain = defaultdict(set)

@@ -259,3 +259,26 @@ def test_ingest_summary_is_a_sentence():
                          "total": {}})
     assert said == "c.json (pulse-corpus/1): 1 person, place or thing and 2 events added " \
                    "from the corpus."
+
+
+def test_me_field_names_the_person_and_the_assistant_is_no_entity(qtbot, view, session,
+                                                                   tmp_path):
+    chat = tmp_path / "companion.jsonl"
+    chat.write_text("".join(json.dumps(r) + "\n" for r in [
+        {"id": "q1", "speaker": "Companion", "text": "How was your day, Maya?"},
+        {"id": "a1", "speaker": "Maya", "text": "My sister Anna moved to Lisbon today."},
+        {"id": "q2", "speaker": "Companion", "text": "How did that feel?"},
+        {"id": "a2", "speaker": "Maya", "text": "Lonely."}]), encoding="utf-8")
+    view.add_paths([chat])
+    view.me_edit.setText("Maya")
+    with qtbot.waitSignal(view.importFinished, timeout=600_000) as blocker:
+        view.start_import()
+        assert not view.me_edit.isEnabled()          # locked while the import runs
+    assert blocker.args[0]["total"]["observations"]["assistant_turns"] == 2
+    assert view.me_edit.isEnabled()
+    conn = sqlite3.connect(session.path)
+    try:
+        names = dict(conn.execute("SELECT canonical_name, is_self FROM entities").fetchall())
+    finally:
+        conn.close()
+    assert names["Maya"] == 1 and "Companion" not in names and "Anna" in names

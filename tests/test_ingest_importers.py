@@ -104,7 +104,12 @@ def test_happy_path_and_reimport(memory, tmp_path, fmt):
     assert entry["observations"]["new"] >= 2
     assert memory.verify() == []
     events = memory.conn.execute("SELECT COUNT(*) FROM events").fetchone()[0]
-    assert events >= 2
+    assert events >= 1
+    # the assistant's turns are stored, and none of them became an event
+    assistant = memory.conn.execute(
+        "SELECT COUNT(*) FROM events e JOIN observations o ON o.id = e.source_observation"
+        " WHERE json_extract(o.metadata, '$.role') = 'assistant'").fetchone()[0]
+    assert assistant == 0
     before, seq = memory.digest(), journal_count(memory)
     again = ingest_files(memory, [path])
     assert again["total"]["observations"]["new"] == 0
@@ -120,7 +125,8 @@ def test_chat_ids_are_source_ids_and_changed_message_is_a_version(memory, tmp_pa
     rows[1]["text"] = "My sister Anna moved to Chicago last week."
     write_jsonl(path, rows)
     summary = ingest_files(memory, [path])
-    assert summary["total"]["observations"] == {"new": 0, "duplicate": 2, "versioned": 1}
+    assert summary["total"]["observations"] == {"new": 0, "duplicate": 2, "versioned": 1,
+                                                "assistant_turns": 0}
     versions = [r[0] for r in memory.conn.execute(
         "SELECT version FROM observations WHERE source_id = 'D1:2' ORDER BY version")]
     assert versions == [1, 2]

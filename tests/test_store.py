@@ -95,6 +95,27 @@ def test_older_schema_is_backed_up_then_migrated(db_path: Path, monkeypatch) -> 
     old.close()
 
 
+def test_a_migration_numbered_below_the_latest_is_still_applied(db_path: Path,
+                                                               monkeypatch) -> None:
+    """Migrations are written on parallel branches and land in either order: a file made
+    before 005 existed, but after 006, still gets 005 (backed up first)."""
+    all_migrations = db.migrations()
+    numbers = {v for v, _, _ in all_migrations}
+    gap = min(set(range(2, max(numbers))) - numbers, default=None)
+    if gap is None:
+        gap = max(numbers) + 1
+        all_migrations = all_migrations + [(gap + 1, f"{gap + 1:03d}_later.sql", "")]
+    Memory.open(db_path, create=True).close()
+    late = (gap, f"{gap:03d}_test_gap.sql", "CREATE TABLE test_gap (id INTEGER PRIMARY KEY);")
+    monkeypatch.setattr(db, "migrations", lambda: sorted(all_migrations + [late]))
+    with Memory.open(db_path) as memory:
+        assert gap in db.applied_versions(memory.conn)
+        assert memory.conn.execute("SELECT COUNT(*) FROM test_gap").fetchone()[0] == 0
+    assert db_path.with_name(f"{db_path.name}.bak-{max(numbers)}").exists()
+    with Memory.open(db_path) as memory:                 # nothing pending: no second run
+        assert memory.verify() == []
+
+
 def test_folder_path_is_refused(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="folder"):
         Memory.open(tmp_path, create=True)

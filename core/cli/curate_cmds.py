@@ -5,6 +5,8 @@
     pulse glossary list
     pulse glossary add TERM [--pattern] [--domain D] [--kind K] [--note N] [--apply]
     pulse glossary apply ID
+    pulse glossary candidates [--status pending|accepted|rejected|all]
+    pulse glossary accept ID [--apply] | pulse glossary reject ID
 """
 
 from __future__ import annotations
@@ -46,6 +48,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     apply = gsub.add_parser("apply", help="re-domain stored events that mention an entry")
     apply.add_argument("entry", type=int)
     apply.set_defaults(handler=cmd_glossary_apply)
+    cands = gsub.add_parser("candidates", help="names found only inside fiction passages")
+    cands.add_argument("--status", default="pending",
+                       choices=("pending", "accepted", "rejected", "all"))
+    cands.set_defaults(handler=cmd_glossary_candidates)
+    for action in ("accept", "reject"):
+        p = gsub.add_parser(action, help=f"{action} a glossary candidate (journaled)")
+        p.add_argument("candidate", type=int)
+        if action == "accept":
+            p.add_argument("--apply", action="store_true",
+                           help="also re-domain the real-life events already stored that "
+                                "mention it")
+        p.set_defaults(handler=cmd_glossary_resolve, accept=action == "accept")
 
 
 def cmd_merges_list(args: argparse.Namespace) -> int:
@@ -88,4 +102,22 @@ def cmd_glossary_apply(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
         changed = memory.apply_glossary_term(args.entry)
     emit(args, {"id": args.entry, "events": changed})
+    return 0
+
+
+def cmd_glossary_candidates(args: argparse.Namespace) -> int:
+    with open_memory(args) as memory:
+        rows = memory.glossary_candidates(None if args.status == "all" else args.status)
+    lines = [f"{r['id']:>5}  {r['status']:<8} {r['term']}  ({r['kind']}, {r['mentions']} "
+             f"mention{'s' if r['mentions'] != 1 else ''})" for r in rows]
+    emit(args, {"candidates": rows}, "\n".join(lines) or f"no {args.status} glossary candidates")
+    return 0
+
+
+def cmd_glossary_resolve(args: argparse.Namespace) -> int:
+    with open_memory(args) as memory:
+        result = memory.resolve_glossary_candidate(args.candidate, args.accept)
+        if args.accept and getattr(args, "apply", False) and result["glossary"] is not None:
+            result["events"] = memory.apply_glossary_term(result["glossary"])
+    emit(args, result)
     return 0

@@ -15,7 +15,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("files", nargs="+")
     p.add_argument("--format", default="auto",
                    choices=("auto", "corpus", "chat", "chatgpt", "claude", "text", "obsidian"))
-    p.add_argument("--extractor", default="offline", help="offline, or a model alias")
+    p.add_argument("--extractor", default="offline",
+                   help="offline; llm (the triage and extract aliases of models.json's "
+                        "\"ingest\"); or one model alias")
+    p.add_argument("--me", metavar="NAME",
+                   help="the person whose memory this is: their turns are the user's (chat "
+                        "turns by NAME, and every 'user' turn of an export)")
     p.set_defaults(handler=cmd_import)
 
     models = sub.add_parser("models", help="the model router (models.json)")
@@ -46,9 +51,8 @@ def cmd_import(args: argparse.Namespace) -> int:
             results = [{"file": name, **memory.import_corpus(name)} for name in args.files]
             emit(args, results[0] if len(results) == 1 else {"files": results})
             return 0
-        progress = Progress("import")
-        summary = memory.import_files(args.files, fmt=args.format,
-                                      extractor=args.extractor, progress=progress)
+        summary = memory.import_files(args.files, fmt=args.format, extractor=args.extractor,
+                                      me=args.me, progress=Progress("import"))
     emit(args, summary)
     return 0
 

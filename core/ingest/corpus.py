@@ -20,7 +20,7 @@ from core.store.commands import transaction
 
 FORMAT = "pulse-corpus/1"
 TOP_KEYS = {"format", "now", "entities", "relations", "events", "facts"}
-ENTITY_KEYS = {"key", "name", "kind", "aliases", "domain"}
+ENTITY_KEYS = {"key", "name", "kind", "aliases", "domain", "is_self"}
 RELATION_KEYS = {"from", "to", "kind", "strength"}
 EVENT_KEYS = {"key", "title", "description", "ts", "belief_class", "confidence_floor",
               "archivable", "user_flag", "domain", "sentiment", "sentiment_label", "emotions",
@@ -130,7 +130,8 @@ def validate(data: Any, source: str = "corpus") -> dict[str, Any]:
         entities.append({"key": key, "name": c.text("name"),
                          "kind": c.choice("kind", beliefs.ENTITY_KINDS, "thing"),
                          "aliases": c.string_list("aliases"),
-                         "domain": c.choice("domain", beliefs.DOMAINS, "real")})
+                         "domain": c.choice("domain", beliefs.DOMAINS, "real"),
+                         "is_self": bool(c.flag("is_self", 0))})
 
     relations = []
     for i, item in enumerate(data.get("relations", [])):
@@ -246,7 +247,7 @@ def import_plan(conn: sqlite3.Connection, plan: dict[str, Any], *, captured_at: 
                 continue
             entity_ids[ent["key"]] = records.add_entity(
                 conn, actor=actor, name=ent["name"], kind=ent["kind"], key=ent["key"],
-                aliases=ent["aliases"], domain=ent["domain"])
+                aliases=ent["aliases"], domain=ent["domain"], is_self=ent["is_self"])
             summary["entities"] += 1
         for rel in plan["relations"]:
             exists = conn.execute(

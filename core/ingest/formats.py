@@ -38,6 +38,10 @@ class Message:
     light: bool = False          # a chapter: the full text stays on disk
     domain: str | None = None    # forced domain (a novel's chapters)
     glossary: list[str] = field(default_factory=list)  # fictional names this item defines
+    # set by core/ingest/roles.py: the turns before this one in its conversation, and the
+    # assistant's question a short answer needs beside it
+    prior: tuple[Message, ...] = field(default=(), repr=False, compare=False)
+    context: Message | None = field(default=None, repr=False, compare=False)
 
 
 def iso(moment: datetime) -> str:
@@ -307,10 +311,8 @@ def parse_chat(path: Path) -> list[Message]:
         unknown = sorted(set(item) - CHAT_KEYS)
         if unknown:
             raise ValidationError(f"{label}: unknown field {unknown[0]!r}")
-        speaker = item.get("speaker", item.get("role"))
+        speaker, role = _chat_speaker_and_role(item, label)
         body = item.get("text", item.get("content"))
-        if not isinstance(speaker, str) or not speaker.strip():
-            raise ValidationError(f"{label}: field 'speaker' (or 'role') must be a non-empty string")
         if not isinstance(body, str):
             raise ValidationError(f"{label}: field 'text' (or 'content') must be a string")
         conv = item.get("conversation")
@@ -332,12 +334,40 @@ def parse_chat(path: Path) -> list[Message]:
             ts = out[-1].ts if out else fallback
         else:
             ts = parse_ts(raw_ts, f"{label}: field 'ts'")
-        role = speaker.lower() if speaker.lower() in ("user", "assistant", "system") else ""
         if not body.strip() or role == "system":
             continue
         out.append(Message(source_kind, source_id, body, ts, speaker=speaker.strip(), role=role,
                            metadata={"conversation": conv} if conv else {}))
     return out
+
+
+ROLES = ("user", "assistant", "system")
+
+
+def _chat_speaker_and_role(item: dict[str, Any], label: str) -> tuple[str, str]:
+    """`speaker` names who wrote the message, `role` says whether that is the person (user), the
+    assistant, or the system prompt. A file with a role and no speaker names the speaker after
+    the role; an older file that put a name in `role` and had no `speaker` still imports (the
+    name is the speaker, the role unknown)."""
+    speaker, role = item.get("speaker"), item.get("role")
+    if speaker is not None and (not isinstance(speaker, str) or not speaker.strip()):
+        raise ValidationError(f"{label}: field 'speaker' must be a non-empty string")
+    if role is not None and (not isinstance(role, str) or not role.strip()):
+        raise ValidationError(f"{label}: field 'role' must be one of {', '.join(ROLES)}")
+    if speaker is None and role is None:
+        raise ValidationError(f"{label}: field 'speaker' (or 'role') must be a non-empty string")
+    if role is not None and role.strip().lower() in ROLES:
+        role = role.strip().lower()
+    elif role is not None and speaker is not None:
+        raise ValidationError(f"{label}: field 'role' must be one of {', '.join(ROLES)}, "
+                              f"got {role!r}")
+    elif role is not None:              # the older form: a name in `role`
+        speaker, role = role, ""
+    if speaker is None:
+        speaker = role.capitalize()
+    elif not role and speaker.strip().lower() in ROLES:
+        role = speaker.strip().lower()
+    return speaker.strip(), role or ""
 
 
 # -- ChatGPT conversations.json -----------------------------------------------------------------

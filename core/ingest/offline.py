@@ -10,10 +10,11 @@ relationship phrases ("my sister", "mom"), places after in/at/to/from, projects 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 
 from core.ingest.extraction import EntitySpec, Extraction, FactSpec, RelationSpec, SegmentSpec
+from core.ingest.names import COUNTRIES, NOT_NAMES, inside, name_candidates, quoted_spans
 
 THETA = 0.6
 PASTED_MIN_WORDS = 100
@@ -71,22 +72,9 @@ HEDGES = re.compile(r"\b(?:maybe|perhaps|probably|possibly|might|may be|i think|
 FIRST_PERSON = {"i", "i'm", "im", "i've", "i'd", "i'll", "me", "my", "mine", "myself", "we",
                 "we're", "we've", "our", "ours", "us", "я", "мне", "меня", "мой", "моя", "мы"}
 
-# Capitalised words that are not names (sentence starters, interjections, calendar words …).
-NOT_NAMES = set("""
-I I'm I've I'd I'll Im OK Ok Okay Yes Yeah Yep No Nope Oh Ah Wow Hey Hi Hello Thanks Thank
-Sure Well So And But Or Yet Because Also Then Now Today Tomorrow Yesterday Tonight Anyway
-Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June
-July August September October November December Mr Mrs Ms Dr St The A An This That These Those
-It Its It's He She They We You Your My Our His Her Their Them What When Where Why How Who Which
-Whatever Wherever God Lord Jesus Christmas Easter Halloween Thanksgiving English Internet TV
-LGBTQ LGBT LGBTQ+ USA US UK EU AI DIY Mom Dad Mum Grandma Grandpa Haha Lol LOL Omg OMG Aww Ugh
-Cool Great Nice Awesome Amazing Good Bad Congrats Congratulations Absolutely Definitely Totally
-Just Really Very Please Sorry Hmm Um Uh Bye Goodbye Cheers Love Dear Happy Merry New Old
-Let Let's Can Could Would Should Will Did Do Does Is Are Was Were Have Has Had Being Been Not
-Instagram Facebook Twitter YouTube Google Netflix Spotify Zoom Pride Black White Asian
-""".split())
-PLACE_PREP = re.compile(r"\b(?:in|to|from|visited|visiting|near)\s+((?:[A-Z][a-z]+)(?:\s+[A-Z][a-z]+)?)")
-AT_PREP = re.compile(r"\bat\s+((?:[A-Z][a-zA-Z&]+)(?:\s+[A-Z][a-zA-Z&]+)*)")
+PLACE_PREP = re.compile(r"\b(?:in|to|from|visited|visiting|near)\s+(?:the\s+)?"
+                        r"((?:[A-Z][a-z]+)(?:\s+[A-Z][a-z]+)?)")
+AT_PREP = re.compile(r"\bat\s+((?:[A-Z][a-zA-Z]+)(?:(?:\s+&)?\s+[A-Z][a-zA-Z]+)*)")
 ORG_SUFFIX = re.compile(r"\b((?:[A-Z][a-zA-Z&]+\s+)+(?:Inc|Corp|Ltd|LLC|University|College|"
                         r"School|Hospital|Company|Club|Center|Centre|Foundation|Institute|"
                         r"Bank|Church|Academy|Studio|Agency|Group))\b")
@@ -147,22 +135,26 @@ _POS = ("joy", "trust", "anticipation")
 _NEG = ("sadness", "anger", "fear", "disgust", "shame", "guilt")
 
 
-def score_sentence(text: str, emotions: dict[str, float], *, role: str = "") -> Sentence:
-    """ι = significance × certainty × person weight, in 0..1."""
+def score_sentence(text: str, emotions: dict[str, float], *, role: str = "",
+                   context: str = "") -> Sentence:
+    """ι = significance × certainty × person weight, in 0..1. `context` is the question a short
+    answer replies to: what it asks about counts for the answer's significance ("Did your dad
+    die?" → "Yes."), and a short answer is not discounted for being short."""
     tokens = words(text)
+    cue_text = f"{context} {text}" if context else text
     life_pol, anchor, life = "neu", False, False
     for pattern, pol, is_anchor in _LIFE:
-        if pattern.search(text):
+        if pattern.search(cue_text):
             life, anchor = True, anchor or is_anchor
             life_pol = pol if life_pol == "neu" else life_pol
     strongest = max(emotions.values(), default=0.0)
     significance = 0.2
     if life:
         significance = 0.85
-    if RELATION_WORDS.search(text):
+    if RELATION_WORDS.search(cue_text):
         significance += 0.15
     significance += 0.35 * strongest
-    if len(tokens) <= 3:
+    if len(tokens) <= 3 and not context:
         significance *= 0.5  # "Thanks!", "Wow, cool."
     certainty = 1.0
     if HEDGES.search(text):
@@ -202,38 +194,40 @@ def group(scored: list[Sentence], theta: float = THETA) -> list[list[Sentence]]:
 
 # -- mentions ----------------------------------------------------------------------------------
 
-def _name_candidates(text: str) -> list[str]:
-    """Capitalised words (and runs of them) not at a sentence start and not common words."""
-    out: list[str] = []
-    for sent in sentences(text):
-        toks = list(re.finditer(r"[A-Za-z][A-Za-z'’\-]*", sent))
-        i = 0
-        while i < len(toks):
-            tok = toks[i].group(0)
-            if tok[0].isupper() and i > 0 and tok not in NOT_NAMES and len(tok) > 1 \
-                    and not tok.isupper() and tok.rstrip("'’s") not in NOT_NAMES:
-                run = [tok]
-                j = i + 1
-                while j < len(toks) and toks[j].group(0)[0].isupper() \
-                        and toks[j].group(0) not in NOT_NAMES \
-                        and sent[toks[j - 1].end():toks[j].start()] == " ":
-                    run.append(toks[j].group(0))
-                    j += 1
-                name = " ".join(run)
-                name = re.sub(r"['’]s$", "", name)
-                out.append(name)
-                i = j
-            else:
-                i += 1
-    return out
+FICTION_KINDS = ("fictional_character", "fictionalized_self", "narrative_device")
+PLACE_WORDS = re.compile(r"\b(?:Street|St|Road|Rd|Lane|Avenue|Ave|Boulevard|Park|Beach|Lake|"
+                         r"River|Mountain|Mount|Bay|Point|Trail|Square|Bridge|Island|Hill|Valley|"
+                         r"Canyon|City|Town|Village|Station|Airport|Harbou?r|Caf[eé]|Bar|"
+                         r"Restaurant|Market|Mall|Gym|Museum|Gallery|Theat(?:er|re)|Stadium|"
+                         r"Cathedral|Palace|Castle|Forest|Falls|Coast|County|Heights)$")
+
+
+def _possessive(text: str, end: int) -> bool:
+    return text[end:end + 2] in ("'s", "’s")
+
+
+def _fiction_kind(kind: str) -> str:
+    """A glossary name is a fictional character unless its entry says it is another fiction
+    kind; a fictional place keeps its kind (the writer gives it the fiction domain)."""
+    return kind if kind in FICTION_KINDS or kind == "place" else "fictional_character"
 
 
 def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: list[dict[str, float]],
                     sents: list[str], known_people: set[str] = frozenset(),
-                    glossary: Sequence[str] = (), light: bool = False) -> Extraction:
+                    glossary: Mapping[str, str] | Sequence[str] = (), light: bool = False,
+                    skip: Set[str] = frozenset(), context: str = "",
+                    common: Set[str] | None = None) -> Extraction:
     """One observation's extraction. `sents` are sentences(text) (or [text] when pasted) and
-    `sentence_emotions` their lexicon tags, computed in one batch by the caller."""
+    `sentence_emotions` their lexicon tags, computed in one batch by the caller.
+
+    `glossary` maps fictional names (the glossary's, the fiction-domain entities', the fiction
+    scan's candidates) to their kind: they become fiction-kind entities, which the writer links
+    to what it knows or proposes for the glossary. `skip` holds folded names that are never an
+    entity (the assistant's). `context` is the assistant's question a short answer replies to.
+    The user's turns (role "user") are spoken by the person: their speaker entity is is_self."""
     ex = Extraction()
+    if role == "assistant":
+        return ex  # context, not life events (core/ingest/roles.py)
     refs: dict[tuple[str, str], str] = {}
 
     def entity(name: str, kind: str, *, is_self: bool = False, aliases: Sequence[str] = ()) -> str:
@@ -243,42 +237,52 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
             ex.entities.append(EntitySpec(refs[key], name, kind, list(aliases), is_self))
         return refs[key]
 
-    speaker_ref = None
-    if speaker:
-        kind = "ai_entity" if role == "assistant" else "person"
-        speaker_ref = entity(speaker, kind, is_self=False)
+    speaker_ref = entity(speaker, "person", is_self=role == "user") if speaker else None
 
     # places, orgs, projects first (so a name after "in" is a place, not a person)
     places = {m.group(1) for m in PLACE_PREP.finditer(text)}
+    at_places = {m.group(1) for m in AT_PREP.finditer(text) if not _possessive(text, m.end(1))}
     orgs = {m.group(1) for m in ORG_SUFFIX.finditer(text)}
     projects = {m.group(1) for m in PROJECT.finditer(text)}
-    names = _name_candidates(text)
-    gloss = set(glossary)
+    gloss = dict(glossary) if isinstance(glossary, Mapping) else dict.fromkeys(
+        glossary, "fictional_character")
     mentioned: list[str] = []
-    for name in dict.fromkeys(names):
+    for name in dict.fromkeys(name_candidates(text, common=common)):
         first = name.split()[0]
+        if name.casefold() in skip or any(w.casefold() in skip for w in name.split()):
+            continue
         if name in gloss or first in gloss:
-            mentioned.append(entity(name if name in gloss else first, "fictional_character"))
+            known = name if name in gloss else first
+            mentioned.append(entity(known, _fiction_kind(gloss[known])))
         elif name == speaker:
             continue
         elif name in orgs or any(name in o for o in orgs):
             mentioned.append(entity(next(o for o in orgs if name in o), "org"))
         elif name in projects:
             mentioned.append(entity(name, "project"))
-        elif name in places and name not in known_people:
+        elif name in COUNTRIES or PLACE_WORDS.search(name) or (
+                (name in places or name in at_places) and name not in known_people):
             mentioned.append(entity(name, "place"))
+        elif " & " in name:
+            mentioned.append(entity(name, "org"))
         elif len(name.split()) <= 3:
             mentioned.append(entity(name, "person"))
+    quotes = quoted_spans(text)
     for at in AT_PREP.finditer(text):
         name = at.group(1)
+        if _possessive(text, at.end(1)):
+            continue  # "at Baba Vera's dacha": the place is hers, she is not a place
         if name not in NOT_NAMES and name not in known_people and name != speaker \
-                and name.split()[0] not in NOT_NAMES:
+                and name.split()[0] not in NOT_NAMES and not inside(quotes, at.start(1)) \
+                and name.casefold() not in skip and name not in gloss:
             kind = "org" if ORG_SUFFIX.search(name) else "place"
-            if (name.lower(), "person") not in refs:
+            if not any(key[0] == name.lower() for key in refs):
                 mentioned.append(entity(name, kind))
     # relationship phrases: "my sister" → sister (of Speaker); "my sister Anna" → Anna
     owner = speaker or "the user"
     for m in _REL_PHRASE.finditer(text):
+        if inside(quotes, m.start()):
+            continue  # someone else's words: "You are my daughter"
         rel = RELATIONSHIPS[m.group(1).lower()]
         named = m.group(2)
         if named and named not in NOT_NAMES:
@@ -291,6 +295,8 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
         if speaker_ref:
             ex.relations.append(RelationSpec(speaker_ref, ref, rel, 0.6))
     for m in _BARE_PARENT.finditer(text):
+        if inside(quotes, m.start()):
+            continue
         rel = RELATIONSHIPS[m.group(1).lower()]
         ref = entity(f"{rel} (of {owner})", "person")
         mentioned.append(ref)
@@ -318,7 +324,8 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
         seg.valence = score_sentence(text[:2000], emo, role=role).valence
         ex.segments.append(seg)
         return ex
-    scored = [score_sentence(s, e, role=role) for s, e in zip(sents, sentence_emotions)]
+    scored = [score_sentence(s, e, role=role, context=context)
+              for s, e in zip(sents, sentence_emotions)]
     ent_names = {spec.ref: spec.name for spec in ex.entities}
     for chunk in group(scored):
         seg_text = " ".join(s.text for s in chunk)

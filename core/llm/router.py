@@ -4,7 +4,13 @@
                          "api_key_env": "ANTHROPIC_API_KEY", "max_tokens": 2048,
                          "temperature": 0,
                          "input_cost_per_mtok": 1.0, "output_cost_per_mtok": 5.0}},
+     "ingest": {"triage": "fast", "extract": "strong"},
      "daily_budget_usd": 5.0}
+
+`ingest` (optional) names the two aliases of the LLM extraction pipeline, as the seed's pipeline
+has them: a cheap model triages every observation (extract / skip / defer), a strong one
+extracts what triage lets through. `--extractor llm` uses this pair; `--extractor ALIAS` lets
+ALIAS extract, after triage by `ingest.triage` when it is set (else by ALIAS too).
 
 Path: the `path` argument, else $PULSE_MODELS_PATH, else models.json in the user config folder.
 The file never holds a key, only the NAME of the environment variable that does.
@@ -28,7 +34,9 @@ PROVIDERS = ("anthropic", "openai", "openai_compatible")
 REQUIRED = ("provider", "model", "api_key_env", "max_tokens", "temperature")
 OPTIONAL = ("base_url", "input_cost_per_mtok", "output_cost_per_mtok", "max_retries",
             "timeout_s")
-TOP_KEYS = ("models", "daily_budget_usd")
+TOP_KEYS = ("models", "daily_budget_usd", "ingest")
+INGEST_ROLES = ("triage", "extract")
+PIPELINE = "llm"            # `--extractor llm`: the ingest pair; never an alias name
 _ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]{0,127}$")
 _LOOKS_LIKE_KEY = re.compile(r"^(sk-|sk_|key-|AIza|xai-|gsk_)|[a-z0-9]{24,}")
 
@@ -64,12 +72,26 @@ class Router:
     path: Path
     models: dict[str, ModelConfig]
     daily_budget_usd: float | None = None
+    ingest: dict[str, str] | None = None     # {"triage": alias, "extract": alias}
 
     def get(self, alias: str) -> ModelConfig:
         if alias not in self.models:
             known = ", ".join(sorted(self.models)) or "none"
             raise PulseError(f"{self.path}: no model alias {shown(alias)} (known: {known})")
         return self.models[alias]
+
+    def pipeline(self, extractor: str) -> tuple[ModelConfig, ModelConfig]:
+        """(triage, extract) for `--extractor llm` or `--extractor ALIAS`."""
+        pair = self.ingest or {}
+        if extractor == PIPELINE:
+            if "extract" not in pair:
+                raise PulseError(f"{self.path}: --extractor llm needs an \"ingest\" section "
+                                 f'naming the aliases, like {{"triage": "fast", '
+                                 f'"extract": "strong"}}')
+            extract = self.get(pair["extract"])
+            return (self.get(pair["triage"]) if "triage" in pair else extract), extract
+        extract = self.get(extractor)
+        return (self.get(pair["triage"]) if "triage" in pair else extract), extract
 
     def budget(self) -> float | None:
         env = os.environ.get("PULSE_DAILY_BUDGET_USD")
@@ -161,7 +183,24 @@ def parse_models(data: Any, source: str = "models.json") -> Router:
                                          cfg.get("output_cost_per_mtok", 0), 0, 10_000),
             max_retries=_number(label, "max_retries", cfg.get("max_retries", 2), 0, 10, True),
             timeout_s=_number(label, "timeout_s", cfg.get("timeout_s", 60), 1, 3600))
-    return Router(Path(source), out, budget)
+    ingest = data.get("ingest")
+    if ingest is not None:
+        if not isinstance(ingest, dict):
+            raise ValidationError(f"{source}: 'ingest' must be an object like "
+                                  f'{{"triage": "fast", "extract": "strong"}}')
+        bad = sorted(set(ingest) - set(INGEST_ROLES))
+        if bad:
+            raise ValidationError(f"{source}: ingest: unknown key {shown(bad[0])} (triage, "
+                                  f"extract)")
+        for role, alias in ingest.items():
+            if not isinstance(alias, str) or alias not in out:
+                known = ", ".join(sorted(out)) or "none"
+                raise ValidationError(f"{source}: ingest.{role}: {shown(alias)} is not an alias "
+                                      f"of 'models' (known: {known})")
+    if PIPELINE in out:
+        raise ValidationError(f"{source}: alias {shown(PIPELINE)} is reserved for the ingest "
+                              f"pipeline (--extractor llm); rename it")
+    return Router(Path(source), out, budget, dict(ingest) if ingest else None)
 
 
 def load_router(path: str | Path | None = None, memory: Any = None) -> Router:

@@ -90,8 +90,9 @@ def _truncated(path: Path) -> bool:
     return change_counter == valid_for and pages * page_size > path.stat().st_size
 
 
-def _inspect(path: Path) -> tuple[int, int, int]:
-    """(application_id, schema version, number of tables), read through SQLite without writing.
+def _inspect(path: Path) -> tuple[int, int, int, frozenset[int]]:
+    """(application_id, schema version, number of tables, the migration versions applied), read
+    through SQLite without writing.
 
     With no WAL beside the file it is opened immutable, so not even a -wal/-shm file appears;
     if a WAL shows up meanwhile (another process opened the memory), it is read again the
@@ -112,7 +113,8 @@ def _inspect(path: Path) -> tuple[int, int, int]:
     raise AssertionError("unreachable")
 
 
-def _read_identity(path: Path, *, immutable: bool, page_check: bool) -> tuple[int, int, int]:
+def _read_identity(path: Path, *, immutable: bool, page_check: bool
+                   ) -> tuple[int, int, int, frozenset[int]]:
     flags = "&immutable=1" if immutable else ""
     try:
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro{flags}", uri=True,
@@ -124,15 +126,16 @@ def _read_identity(path: Path, *, immutable: bool, page_check: bool) -> tuple[in
         tables = {
             row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
         }
-        version = 0
+        version, applied = 0, frozenset()
         if "schema_version" in tables:
-            row = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()
-            version = int(row[0] or 0)
+            applied = frozenset(int(r[0]) for r in conn.execute(
+                "SELECT version FROM schema_version"))
+            version = max(applied, default=0)
         if page_check and path.stat().st_size <= _QUICK_CHECK_LIMIT:
             result = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
             if result != "ok":
                 raise StoreError(f"{path}: the memory file is damaged ({result})")
-        return app_id, version, len(tables)
+        return app_id, version, len(tables), applied
     finally:
         conn.close()
 
@@ -158,7 +161,7 @@ def connect(path: str | Path, *, create: bool = False, read_only: bool = False) 
     if not exists and not create:
         raise StoreError(f"{path}: no memory here (create one with `pulse init` or `pulse demo`)")
     if exists:
-        app_id, version, n_tables = _inspect(path)
+        app_id, version, n_tables, applied = _inspect(path)
         if app_id != APPLICATION_ID and n_tables > 0:
             raise StoreError(f"{path}: a SQLite file of another program, not a Pulse memory")
         if version > latest_version():
@@ -166,7 +169,8 @@ def connect(path: str | Path, *, create: bool = False, read_only: bool = False) 
                 f"{path}: written by a newer Pulse (schema {version}, this version knows "
                 f"{latest_version()}); upgrade Pulse to open it"
             )
-        if 0 < version < latest_version() and not read_only:
+        pending = [v for v, _, _ in migrations() if v not in applied]
+        if 0 < version and pending and not read_only:
             backup = path.with_name(f"{path.name}.bak-{version}")
             _checkpoint_copy(path, backup)
     else:
@@ -231,11 +235,20 @@ def schema_version(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version").fetchone()[0])
 
 
+def applied_versions(conn: sqlite3.Connection) -> set[int]:
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='schema_version'"
+                        ).fetchone():
+        return set()
+    return {int(r[0]) for r in conn.execute("SELECT version FROM schema_version")}
+
+
 def migrate(conn: sqlite3.Connection) -> int:
-    """Apply every pending migration, each in its own transaction. Returns the new version."""
-    current = schema_version(conn)
+    """Apply every migration the file has not had, in number order, each in its own
+    transaction; returns the new version. A number below the file's latest can still be
+    pending: migrations written on parallel branches land in either order (004 after 006)."""
+    applied = applied_versions(conn)
     for version, name, sql in migrations():
-        if version <= current:
+        if version in applied:
             continue
         begin_immediate(conn)
         try:
@@ -255,8 +268,8 @@ def migrate(conn: sqlite3.Connection) -> int:
         except Exception:
             conn.execute("ROLLBACK")
             raise
-        current = version
-    return current
+        applied.add(version)
+    return schema_version(conn)
 
 
 def _split_sql(sql: str) -> list[str]:

@@ -1945,7 +1945,8 @@ def build() -> dict:
         "format": "pulse-corpus/1",
         "now": NOW,
         "entities": [
-            {"key": k, "name": n, "kind": kind, "aliases": a, "domain": d}
+            {"key": k, "name": n, "kind": kind, "aliases": a, "domain": d,
+             **({"is_self": True} if k == "p_self" else {})}   # the memory's own person
             for k, n, kind, d, a in ENTITIES
         ],
         "relations": [

@@ -1,0 +1,162 @@
+"""Names in a text, for the offline extractor (INGEST §3) and the fiction scan.
+
+A name is a run of capitalised words (joined by a space or " & ") that are not common words.
+Left out: a sentence's first word unless a second capitalised word follows it ("Dana Whitfield
+said"); anything inside quotes (titles of books, songs and paintings, and other people's
+speech); and vocatives ("Thanks, Mel!", "Hey Caroline"): the one addressed is the person being
+talked to, already known as a speaker.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Set
+from dataclasses import dataclass
+
+# Capitalised words that are not names (sentence starters, interjections, calendar words,
+# languages and nationalities, platforms …).
+NOT_NAMES = set("""
+I I'm I've I'd I'll Im OK Ok Okay Yes Yeah Yep No Nope Oh Ah Wow Hey Hi Hello Thanks Thank
+Sure Well So And But Or Yet Because Also Then Now Today Tomorrow Yesterday Tonight Anyway
+Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June
+July August September October November December Mr Mrs Ms Dr St The A An This That These Those
+It Its It's He She They We You Your My Our His Her Their Them What When Where Why How Who Which
+Whatever Wherever God Lord Jesus Christmas Easter Halloween Thanksgiving English Internet TV
+LGBTQ LGBT LGBTQ+ USA US UK EU AI DIY Mom Dad Mum Grandma Grandpa Haha Lol LOL Omg OMG Aww Ugh
+Cool Great Nice Awesome Amazing Good Bad Congrats Congratulations Absolutely Definitely Totally
+Just Really Very Please Sorry Hmm Um Uh Bye Goodbye Cheers Love Dear Happy Merry New Old
+Let Let's Can Could Would Should Will Did Do Does Is Are Was Were Have Has Had Being Been Not
+Instagram Facebook Twitter YouTube Google Netflix Spotify Zoom Pride Black White Asian
+Mon Tue Tues Wed Thu Thur Thurs Fri Sat Sun Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec
+Month Week Weekend Spring Summer Autumn Fall Winter Year Year's Eve Day Night Morning Evening
+Here There Someone Somebody Everyone Everybody Anyone Nobody Nothing Everything Something
+Sounds Seems Looks Maybe Perhaps Still Even Ever Never Always Again Wait Look See Yay Woah Whoa
+TikTok Snapchat WhatsApp LinkedIn Reddit Pinterest Amazon Uber Lyft Etsy Discord Twitch
+Russian American British French German Spanish Italian Chinese Japanese Korean Indian Mexican
+Canadian Australian Swedish Dutch Polish Ukrainian Irish Scottish African European Latino Latina
+Hispanic Jewish Muslim Christian Catholic Buddhist Hindu Arabic Portuguese Brazilian Greek
+Turkish Persian Filipino Vietnamese Thai Norwegian Danish Finnish
+""".split())
+
+# Countries and continents: a place whatever the words around them say.
+COUNTRIES = set("""
+Afghanistan Albania Algeria Argentina Armenia Australia Austria Belgium Bolivia Brazil Bulgaria
+Cambodia Canada Chile China Colombia Croatia Cuba Cyprus Czechia Denmark Ecuador Egypt England
+Estonia Ethiopia Finland France Germany Ghana Greece Hungary Iceland India Indonesia Iran
+Iraq Ireland Israel Italy Jamaica Japan Kazakhstan Kenya Korea Latvia Lebanon Lithuania
+Malaysia Mexico Morocco Nepal Netherlands Nigeria Norway Pakistan Peru Philippines Poland
+Portugal Romania Russia Scotland Serbia Singapore Slovakia Slovenia Spain Sweden Switzerland
+Syria Taiwan Thailand Tunisia Turkey Ukraine Uruguay Venezuela Vietnam Wales Africa Asia Europe
+America Antarctica Hawaii Alaska Texas California Florida
+""".split())
+
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
+_QUOTED = re.compile(r"\"[^\"\n]{1,300}\"|“[^”\n]{1,300}”|(?<!\w)['‘][^'’‘\n]{1,300}['’](?!\w)")
+_GREETING = re.compile(r"(?i)(?:^|\W)(?:hey|hi|hello|thanks|thank you|thx|congrats|"
+                       r"congratulations|bye|dear|good (?:morning|night|evening)|sorry|"
+                       r"love you|miss you|yo)\s*[,!]?\s*$")
+_INTERJECTIONS = re.compile(
+    r"(?i)\W*(?:(?:wow|yeah|yes|yep|yup|oh|ah|aw+|whoa|woah|omg|ok|okay|well|hmm+|haha|lol|hey|"
+    r"hi|hello|thanks|yay|oops|ugh|so|and|but|sure|great|nice|cool|awesome|right|um|congrats|"
+    r"dear|sorry|gosh|geez|nope|no|man|aha|alright|wait|look|listen|honestly|seriously)"
+    r"[,!.]?\s+){0,2}")
+_SENTENCE = re.compile(r"(?<=[.!?…])[\"')\]]*\s+(?=[\"'(\[]?[A-ZА-ЯЁ0-9])|\n+")
+
+
+@dataclass(frozen=True)
+class Mention:
+    name: str
+    start: int              # offset in the text
+    vocative: bool = False  # "Thanks, Mel!"
+    quoted: bool = False    # inside quotes: a title, or someone else's words
+    initial: bool = False   # begins its sentence
+
+
+def quoted_spans(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in _QUOTED.finditer(text)]
+
+
+def inside(spans: list[tuple[int, int]], pos: int) -> bool:
+    return any(a <= pos < b for a, b in spans)
+
+
+def _common(token: str) -> bool:
+    """A common word, its possessive, or a contraction of one ("I’ll", "You're")."""
+    token = token.replace("’", "'")
+    return token in NOT_NAMES or token.rstrip("'s") in NOT_NAMES \
+        or token.split("'")[0] in NOT_NAMES
+
+
+def _vocative(sent: str, start: int, end: int, words: int) -> bool:
+    before, after = sent[:start], sent[end:]
+    if _GREETING.search(before):
+        return True
+    if _INTERJECTIONS.fullmatch(before) and re.match(r"\s*[,!?]", after):
+        return True   # "Wow, Mel, that's …", "Yeah Mel, let's …"
+    if re.search(r",\s*$", before) and re.match(r"\s*[!?]", after):
+        return True
+    return bool(re.search(r",\s*$", before) and re.fullmatch(r"\s*[.…]*\s*[\"'’”)]*\s*", after)
+                and words <= 6)
+
+
+# A weekday or a month can begin a name ("Thursday Ink", "May Parker") but is not one alone.
+CALENDAR = set("""Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March
+April May June July August September October November December""".split())
+
+
+def lowercase_words(texts: Iterable[str]) -> set[str]:
+    """Words seen in lower case: a capitalised one of them that begins a sentence is most likely
+    the ordinary word ("After Nadia's shift", "Remember Jon?"), not the start of a name."""
+    out: set[str] = set()
+    for text in texts:
+        out.update(w for w in _TOKEN.findall(text) if w.islower())
+    return out
+
+
+def mentions(text: str, *, common: Set[str] | None = None) -> list[Mention]:
+    """Every name-like run in the text, with what kind of mention it is. `common` holds the
+    words the whole import uses in lower case (default: this text's own)."""
+    out: list[Mention] = []
+    quotes = quoted_spans(text)
+    if common is None:
+        common = lowercase_words([text])
+    offset = 0
+    for part in _SENTENCE.split(text):
+        if not part:
+            continue
+        base = text.find(part, offset)
+        offset = base + len(part)
+        sent = part
+        toks = list(_TOKEN.finditer(sent))
+        words = len(toks)
+        i = 0
+        while i < len(toks):
+            tok = toks[i].group(0)
+            follows = (i + 1 < len(toks) and toks[i + 1].group(0)[0].isupper()
+                       and not _common(toks[i + 1].group(0))
+                       and sent[toks[i].end():toks[i + 1].start()] in (" ", " & "))
+            named = tok[0].isupper() and len(tok) > 1 and not tok.isupper() and (
+                not _common(tok) or (tok in CALENDAR and follows and i > 0))
+            if i == 0 and (tok.lower() in common or tok.rstrip("'’s").lower() in common):
+                named = False
+            if not named or (i == 0 and not follows):
+                i += 1
+                continue
+            j = i + 1
+            while j < len(toks) and toks[j].group(0)[0].isupper() \
+                    and not _common(toks[j].group(0)) \
+                    and sent[toks[j - 1].end():toks[j].start()] in (" ", " & "):
+                j += 1
+            start, end = toks[i].start(), toks[j - 1].end()
+            name = re.sub(r"['’]s$", "", sent[start:end]).rstrip("'’-")
+            if name and not _common(name):
+                out.append(Mention(name, base + start,
+                                   vocative=_vocative(sent, start, end, words),
+                                   quoted=inside(quotes, base + start), initial=i == 0))
+            i = j
+    return out
+
+
+def name_candidates(text: str, *, common: Set[str] | None = None) -> list[str]:
+    """Names that may be entities: not quoted, not a vocative."""
+    return [m.name for m in mentions(text, common=common) if not m.vocative and not m.quoted]

@@ -1,0 +1,41 @@
+"""Names in a text (core/ingest/names.py): what may become an entity, and what is a word, a
+title, or the person being spoken to."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.ingest import names
+
+
+def candidates(text: str, common: set[str] | None = None) -> list[str]:
+    return names.name_candidates(text, common=common)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Thanks, Mel! Tomorrow I see Dana.", ["Dana"]),            # the addressee is no entity
+    ("Wow, Mel, that is great news about Anna.", ["Anna"]),
+    ("Yeah Mel, stoked! Sounds great, Caroline!", []),
+    ("I met Dana, my friend, at the market.", ["Dana"]),        # not a vocative
+    ("I loved \"Becoming Nicole\" by Amy Ellis Nutt.", ["Amy Ellis Nutt"]),   # a title
+    ("Our group, 'Connected LGBTQ Activists', meets on Fridays.", []),
+    ("Dana Whitfield came over with soup.", ["Dana Whitfield"]),   # a full name may begin
+    ("After Nadia's shift we walked home after dark.", ["Nadia"]),   # a common word may not
+    ("I told him I’ll go, and You're right, said Tom.", ["Tom"]),  # contractions are words
+    ("We joined Thursday Ink last week.", ["Thursday Ink"]),      # a weekday begins a name
+    ("See you on Friday at the park.", []),
+    ("I went to a workshop last Tues and a party last Fri.", []),
+])
+def test_name_candidates(text, expected):
+    assert candidates(text) == expected
+
+
+def test_words_the_import_uses_in_lower_case_do_not_begin_a_name():
+    text = "Remember Jon from school? He moved away."
+    assert candidates(text) == ["Remember Jon"]
+    assert candidates(text, common={"remember"}) == ["Jon"]
+
+
+def test_mentions_carry_their_kind():
+    found = {m.name: m for m in names.mentions("Hey Sam, \"Dune\" was great; Leo loved it.")}
+    assert found["Sam"].vocative and found["Dune"].quoted and not found["Leo"].vocative

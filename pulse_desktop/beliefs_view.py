@@ -283,7 +283,9 @@ class BeliefsView(QWidget):
         need = QFontMetrics(bold).horizontalAdvance(HEADERS[col]) + 18
         sample = SAMPLES.get(col)
         if sample:
-            need = max(need, QFontMetrics(self.table.font()).horizontalAdvance(sample) + 14)
+            font = QFont(self.table.font())
+            font.setBold(col == COL_CLASS)          # a core wound's class is written bold
+            need = max(need, QFontMetrics(font).horizontalAdvance(sample) + 14)
         if col in (COL_PINNED,):
             need += 22                      # the tick box
         return need

@@ -490,3 +490,19 @@ def test_demo_labels_are_readable_at_fit_and_never_overlap(qtbot, demo_db, tmp_p
                     "{return e.textContent}).join('')") == "RFMA"
     finally:
         v.close()
+
+
+def test_tab_reaches_the_graph_with_a_visible_ring(viewer):
+    """Keyboard only: Tab from the toolbar reaches the graph's frame, and it shows a ring."""
+    viewer.view.setFocus()
+    target = viewer.view.focusProxy() or viewer.view
+    viewer.js("document.getElementById('search').focus()")
+    for _ in range(20):
+        if viewer.js("document.activeElement.classList.contains('vis-network')"):
+            break
+        QTest.keyClick(target, Qt.Key.Key_Tab)
+        viewer.qtbot.wait(30)
+    assert viewer.js("document.activeElement.classList.contains('vis-network')")
+    style = viewer.js("(function(){var s=getComputedStyle(document.activeElement);"
+                      "return [s.outlineStyle, s.outlineWidth, s.outlineOffset]})()")
+    assert style[0] == "solid" and style[1] == "3px" and style[2] == "-3px"

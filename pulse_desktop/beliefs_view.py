@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QStyledItemDelegate,
-    QTableView,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -47,6 +46,7 @@ from pulse_desktop.beliefs_model import (
     describe,
 )
 from pulse_desktop.flow_layout import flow_row
+from pulse_desktop.keyboard import QuietTableView
 from pulse_desktop.session import MemorySession
 from pulse_desktop.style import CLASS_NAMES, DOMAIN_NAMES
 
@@ -124,7 +124,7 @@ class BeliefsView(QWidget):
         self.count = QLabel()
         self.count.setObjectName("sectionTitle")
 
-        self.table = QTableView()
+        self.table = QuietTableView()
         self.table.setAccessibleName("Beliefs")
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
@@ -372,8 +372,8 @@ class BeliefsView(QWidget):
         return out
 
     def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        if self._syncing or not current.isValid():
-            return
+        if self._syncing or not current.isValid() or self.table.focusing:
+            return      # (Ctrl+3 or Tab into the table only moves the keyboard there)
         kind, item_id = current.data(ID_ROLE)
         self._syncing = True
         try:

@@ -205,6 +205,8 @@ class CorrectionsView(QWidget):
         self.budget_slider.valueChanged.connect(self._budget_moved)
         self.budget_label = QLabel(f"{DEFAULT_BUDGET:,} tokens")
         self.budget_label.setMinimumWidth(90)
+        self.budget_slider.setMinimumWidth(100)      # a slider squeezed to a stub is not usable
+        right.setMinimumWidth(320)                    # the brief is this tab's other half
         brow.addWidget(self.budget_slider, 1)
         brow.addWidget(self.budget_label)
         rl.addLayout(brow)

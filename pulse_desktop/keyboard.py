@@ -5,6 +5,9 @@
   (on Linux Ctrl+E moves to the end of the line, Ctrl+F one character on), so the window's
   shortcut never fired while typing; the filter lets the window have them, and leaves a text
   field the keys it edits with (undo, copy, paste, delete, select all).
+- ``QuietListView`` / ``QuietTableView``: Tab into a list or a table only moves the keyboard
+  there. Qt makes the first row current as the view gets focus; a view that selected on that
+  would move the graph and the detail panel under the person's eyes.
 - ``name_controls``: every control gets an accessible name — from its label in a form, its
   text, its placeholder or the first sentence of its tooltip — unless it was given one.
 """
@@ -23,8 +26,10 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
     QLineEdit,
+    QListView,
     QPlainTextEdit,
     QTabBar,
+    QTableView,
     QTextEdit,
     QWidget,
 )
@@ -164,3 +169,29 @@ def name_controls(root: QWidget) -> int:
             widget.setAccessibleName(name)
             named += 1
     return named
+
+
+class QuietListView(QListView):
+    """A list whose current row, changed as focus arrives, is marked ``focusing`` (not a choice)."""
+
+    focusing = False
+
+    def focusInEvent(self, event) -> None:
+        self.focusing = True
+        try:
+            super().focusInEvent(event)
+        finally:
+            self.focusing = False
+
+
+class QuietTableView(QTableView):
+    """A table whose current row, changed as focus arrives, is marked ``focusing``."""
+
+    focusing = False
+
+    def focusInEvent(self, event) -> None:
+        self.focusing = True
+        try:
+            super().focusInEvent(event)
+        finally:
+            self.focusing = False

@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 
 from core.beliefs import BELIEF_CLASSES, DOMAINS, ENTITY_KINDS
 from core.errors import PulseError
+from pulse_desktop.keyboard import QuietListView
 from pulse_desktop.session import MemorySession
 from pulse_desktop.style import (
     CLASS_COLORS,
@@ -104,20 +105,6 @@ class ItemList(QAbstractListModel):
 
     def ids(self) -> list[int]:
         return [item[0] for item in self.items]
-
-
-class FocusQuietList(QListView):
-    """A list whose first row becoming current as Tab enters it is not a choice: Qt makes a row
-    current on focus-in, and selecting it then would move the graph under the person's eyes."""
-
-    focusing = False
-
-    def focusInEvent(self, event) -> None:
-        self.focusing = True
-        try:
-            super().focusInEvent(event)
-        finally:
-            self.focusing = False
 
 
 class NavigatorView(QWidget):
@@ -204,7 +191,7 @@ class NavigatorView(QWidget):
         self._on_opened()
 
     def _list(self, model: ItemList, kind: str) -> QListView:
-        view = FocusQuietList()
+        view = QuietListView()
         view.setModel(model)
         view.setAccessibleName("Entities" if kind == "entity" else "Events")
         view.setUniformItemSizes(True)

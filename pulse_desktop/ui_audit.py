@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QRadioButton,
+    QScrollBar,
     QTabBar,
     QTableView,
     QTextEdit,
@@ -32,6 +33,7 @@ from PySide6.QtWidgets import (
 
 SLACK = 2           # px of rounding a text may overrun before it counts as cut
 CELL_ROWS = 40      # table rows checked per view (the visible ones, at most)
+SLIDER_MIN = 48     # px: a shorter slider cannot be set with any precision
 
 
 def _shown(widget: QWidget) -> bool:
@@ -159,6 +161,10 @@ def clipped_texts(root: QWidget) -> list[str]:
                 need += 0      # the clear button shows only once there is text
             if w.width() + SLACK < need:
                 problems.append(f"{_name(w)}: {w.width()} px wide, its placeholder needs {need}")
+        elif isinstance(w, QAbstractSlider) and not isinstance(w, QScrollBar):
+            length = w.width() if w.orientation() == Qt.Orientation.Horizontal else w.height()
+            if length < SLIDER_MIN:
+                problems.append(f"{_name(w)}: a slider {length} px long is too short to use")
         elif isinstance(w, QAbstractItemView):
             if isinstance(w, QTableView):
                 header = w.horizontalHeader()

@@ -140,6 +140,9 @@ def test_window_shortcuts_win_over_a_text_field(qtbot, window, monkeypatch):
     QTest.keyClick(window.navigator.search, Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)
     assert window.tabs.currentIndex() == TABS.index("Beliefs")
     qtbot.waitUntil(window.beliefs.table.hasFocus, timeout=3000)
+    assert window.session.selection is None     # the keyboard arrived; nothing was chosen
+    QTest.keyClick(window.beliefs.table, Qt.Key.Key_Down)
+    assert window.session.selection is not None
 
 
 def test_tab_into_a_list_chooses_nothing(qtbot, window):

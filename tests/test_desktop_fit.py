@@ -23,6 +23,7 @@ from PySide6.QtGui import QStandardItem, QStandardItemModel  # noqa: E402
 from PySide6.QtWidgets import (  # noqa: E402
     QLabel,
     QPushButton,
+    QSlider,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -160,6 +161,10 @@ def test_the_audit_sees_each_fault(qtbot):
     table.setModel(model)
     table.setColumnWidth(0, 80)
     table.setTextElideMode(Qt.TextElideMode.ElideRight)
+    stub = QSlider(Qt.Orientation.Horizontal)
+    stub.setFixedWidth(30)
+    stub.setAccessibleName("budget")
+    lay.addWidget(stub)
     split = QSplitter()
     split.addWidget(QLabel("left"))
     split.addWidget(QLabel("right"))
@@ -172,6 +177,7 @@ def test_the_audit_sees_each_fault(qtbot):
     cuts = "\n".join(clipped_texts(root))
     assert "Pin as core wound" in cuts and "Core wound · axiom" in cuts
     assert "cell (0, 0)" in cuts and "cell (1, 0)" not in cuts    # the tooltip holds row 1
+    assert "a slider 30 px long is too short" in cuts
     assert any("QPushButton ''" in u for u in unnamed_controls(root))
     assert hidden_by_splitters(root)
     split.setChildrenCollapsible(False)

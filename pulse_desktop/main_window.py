@@ -350,6 +350,8 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(
                 f"{self.session.path} · {stats['events']} events · {stats['entities']} entities"
                 f" · journal {stats['journal']} rows" + (" · read-only" if reason else ""))
+        else:
+            self.statusBar().showMessage("No memory open")    # not the one just closed
         self._update_title()
 
     def _update_embedding_banner(self, *_args) -> None:

@@ -289,6 +289,7 @@ def test_start_page_offers_the_last_eight_memories(qtbot, tmp_path):
         assert win.open_path(path)
     win.close_memory()
     assert win.stack.currentWidget() is win.start
+    assert win.statusBar().currentMessage() == "No memory open"
     buttons = win.start.recent_buttons
     assert [b.accessibleName() for b in buttons] == \
         [f"Open recent memory {p.name}" for p in reversed(paths[2:])]

@@ -335,6 +335,11 @@ def test_kind_and_class_filters(viewer):
     assert viewer.js("pulseViewer.setKindFilter([])") == 13
     # hypothesis: the event e3 and the entity it mentions
     assert viewer.js("pulseViewer.setClassFilter(['hypothesis'])") == 2
+    # the filter says the classes in plain words: a pinned axiom is a core wound
+    names = viewer.js("Array.from(document.querySelectorAll('#filter-class .options label'))"
+                      ".map(function(l){return l.textContent.trim()})")
+    assert "core wound · axiom" in names and "self model" in names
+    assert not any("_" in n for n in names)
 
 
 def test_time_range_hides_events_outside_it(viewer, exported):

@@ -13,8 +13,9 @@
   };
   // every domain colour also has its letter, drawn in the node (colour is never alone)
   var DOMAIN_LETTERS = { real: "R", fiction_content: "F", fiction_meta: "M", meta_authorial: "A" };
+  // a pinned axiom is what a person calls a core wound (the class beside it, as in the app)
   var CLASS_NAMES = {
-    axiom: "axiom", self_model: "self model", user_model: "user model",
+    axiom: "core wound · axiom", self_model: "self model", user_model: "user model",
     operational: "operational", hypothesis: "hypothesis"
   };
   // shape by kind (all shapes draw their label below, so size stays the salience)

@@ -86,6 +86,15 @@ def main(argv: list[str] | None = None) -> int:
         print(problem, file=sys.stderr)
         return 2
     app = make_app()
+    if args.screenshots or args.self_test or args.audit:
+        # a run by a script: the person's own recent memories and window layout stay untouched
+        import tempfile
+
+        from PySide6.QtCore import QSettings
+
+        scratch = tempfile.mkdtemp(prefix="pulse-settings-")
+        for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
+            QSettings.setPath(fmt, QSettings.Scope.UserScope, scratch)
     from pulse_desktop.main_window import MainWindow
 
     window = MainWindow()

@@ -30,7 +30,6 @@ import os
 import random
 import resource
 import signal
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -75,6 +74,14 @@ def _env() -> dict[str, str]:
     return env
 
 
+def _open(db: Path, **options: Any):
+    """A Memory on the soak's file; an encrypted one (--encrypted) with $PULSE_PASSPHRASE, as
+    `pulse` and `pulse mcp` read it."""
+    from core.memory import Memory
+
+    return Memory.open(db, passphrase=os.environ.get("PULSE_PASSPHRASE") or None, **options)
+
+
 def _busy(text: str) -> bool:
     low = text.lower()
     return "database is locked" in low or "database table is locked" in low or "busy" in low
@@ -86,9 +93,8 @@ def session_role(db: Path, seconds: float, stop_file: Path, plain_read: bool = F
     """The app's pattern; prints one JSON line per acknowledged write, then a summary line.
     plain_read: each worker also reads the file's header with a plain open()/close(), as
     core/store/db.py did before issue 11 — to show the soak catches that bug."""
-    from core.memory import Memory
 
-    memory = Memory.open(db)
+    memory = _open(db)
     wal, shm = Path(f"{db}-wal"), Path(f"{db}-shm")
     rng = random.Random(11)
     ops: Counter = Counter()
@@ -99,7 +105,7 @@ def session_role(db: Path, seconds: float, stop_file: Path, plain_read: bool = F
 
     def worker() -> None:   # an app worker: its own Memory, opened and closed
         try:
-            with Memory.open(db) as w:
+            with _open(db) as w:
                 w.stats()
                 w.retrieve(rng.choice(QUERIES), top_k=3)
             if plain_read:
@@ -114,7 +120,7 @@ def session_role(db: Path, seconds: float, stop_file: Path, plain_read: bool = F
     def watcher() -> None:  # the app's live refresh: its own read-only connection, polling
         last = None
         try:
-            with Memory.open(db, read_only=True) as w:
+            with _open(db, read_only=True) as w:
                 while not stop.wait(0.4):
                     marks = w.change_marks()
                     with lock:
@@ -186,9 +192,8 @@ def session_role(db: Path, seconds: float, stop_file: Path, plain_read: bool = F
 
 def hold_role(db: Path, key: str, value: float) -> int:
     """Open a write transaction, write a journaled belief edit, say so, and wait to be killed."""
-    from core.memory import Memory
 
-    memory = Memory.open(db)
+    memory = _open(db)
     with memory.atomic():
         seq = memory.set_belief(key, confidence_floor=value)
         print(json.dumps({"in_transaction": seq}), flush=True)
@@ -204,6 +209,7 @@ class Run:
         self.plain_read = plain_read
         self.work = work
         self.db = work / "soak.db"
+        self.encrypted = False
         self.seconds = seconds
         self.min_ops = min_ops
         self.max_seconds = max(max_seconds, seconds)
@@ -375,8 +381,11 @@ class Run:
     def run(self) -> dict[str, Any]:
         from core.memory import Memory
 
-        with Memory.open(self.db, create=True) as memory:
+        secret = os.environ.get("PULSE_PASSPHRASE") or None
+        with Memory.open(self.db, create=True, encrypt=bool(secret),
+                         passphrase=secret) as memory:
             memory.import_corpus(corpus())
+            self.encrypted = memory.encrypted
         started = time.monotonic()
         stop_file = self.work / "stop"
         session = subprocess.Popen([sys.executable, str(BENCH / "soak.py"), "session",
@@ -454,8 +463,13 @@ class Run:
         return summary
 
     def _check(self, summary: dict[str, Any], wall: float) -> dict[str, Any]:
-        conn = sqlite3.connect(self.db)
+        from core.store.sqlite import sqlite3 as driver  # SQLCipher: reads either kind
+
+        conn = driver.connect(str(self.db))
         try:
+            secret = os.environ.get("PULSE_PASSPHRASE")
+            if secret:
+                conn.execute("PRAGMA key = '" + secret.replace("'", "''") + "'")
             integrity = conn.execute("PRAGMA integrity_check").fetchone()[0]
             journal = {r[0]: (r[1], r[2]) for r in conn.execute(
                 "SELECT seq, op, subject FROM journal")}
@@ -506,18 +520,31 @@ class Run:
             "wal_missing": summary.get("wal_missing"), "killed": self.killed,
             "killed_edit_absent": killed_absent,
             "mcp_recalls": self.mcp_recalls, "logged_mcp_recalls": logged_recalls,
+            "encrypted": self.encrypted,
         }
 
 
 def run(work: Path, seconds: float = 60, seed: int = 7, log=print, *, min_ops: int = 2000,
-        max_seconds: float = 900, min_each: int = 1, plain_read: bool = False
-        ) -> dict[str, Any]:
+        max_seconds: float = 900, min_each: int = 1, plain_read: bool = False,
+        passphrase: str | None = None) -> dict[str, Any]:
     """Run for at least `seconds` and until `min_ops` operations are done and every actor did
-    at least `min_each` (never past `max_seconds`)."""
+    at least `min_each` (never past `max_seconds`). With `passphrase` the memory is encrypted
+    and every process gets it as PULSE_PASSPHRASE."""
     work.mkdir(parents=True, exist_ok=True)
     sys.path.insert(0, str(BENCH))
-    return Run(work, seconds, seed, log, min_ops=min_ops, max_seconds=max_seconds,
-               min_each=min_each, plain_read=plain_read).run()
+    before = os.environ.get("PULSE_PASSPHRASE")
+    if passphrase:
+        os.environ["PULSE_PASSPHRASE"] = passphrase
+    else:
+        os.environ.pop("PULSE_PASSPHRASE", None)
+    try:
+        return Run(work, seconds, seed, log, min_ops=min_ops, max_seconds=max_seconds,
+                   min_each=min_each, plain_read=plain_read).run()
+    finally:
+        if before is None:
+            os.environ.pop("PULSE_PASSPHRASE", None)
+        else:
+            os.environ["PULSE_PASSPHRASE"] = before
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -540,6 +567,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true",
                         help="the size make test runs: 12 s, every actor at least once")
     parser.add_argument("--keep", help="work in this folder and keep it")
+    parser.add_argument("--encrypted", action="store_true",
+                        help="an encrypted memory (SQLCipher; the passphrase reaches every "
+                             "process as PULSE_PASSPHRASE)")
     parser.add_argument("--plain-header-read", action="store_true",
                         help="the session's workers read the header with a plain open(), as "
                              "Pulse did before issue 11: the soak must then fail")
@@ -553,7 +583,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.seconds, args.min_ops = 12, 0
     options = {"min_ops": args.min_ops, "max_seconds": args.max_seconds,
-               "plain_read": args.plain_header_read}
+               "plain_read": args.plain_header_read,
+               "passphrase": "soak passphrase" if args.encrypted else None}
     if args.keep:
         report = run(Path(args.keep), args.seconds, args.seed, log, **options)
     else:

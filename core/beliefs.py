@@ -53,6 +53,9 @@ def check_belief(fields: dict[str, Any], label: str) -> None:
     provenance = fields.get("provenance", "interactive_memory")
     if provenance not in PROVENANCES:
         raise InvariantError(f"{label}: unknown provenance {shown(provenance)}")
+    if int(fields.get("archived", 0) or 0) and not int(fields.get("archivable", 1)):
+        raise InvariantError(f"{label}: it is archived; restore it before pinning it "
+                             "(an archived event must stay archivable)")
     if cls == "axiom":
         if int(fields.get("archivable", 1)) != 0:
             raise InvariantError(f"{label}: an axiom must be non-archivable (archivable 0)")

@@ -13,6 +13,10 @@ class StoreError(PulseError):
     """The database file cannot be opened or migrated as asked; nothing on disk changed."""
 
 
+class PassphraseError(StoreError):
+    """No passphrase, or a wrong one, for an encrypted memory; the file was not touched."""
+
+
 class BusyError(StoreError):
     """Another program held the memory's write lock past every wait and retry; nothing changed."""
 
@@ -27,10 +31,17 @@ class ValidationError(PulseError):
 
 def is_busy(exc: BaseException) -> bool:
     """SQLITE_BUSY / SQLITE_LOCKED: another connection held the lock past every wait."""
-    import sqlite3
+    from core.store.sqlite import sqlite3
 
     text = str(exc).lower()
     return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
+
+
+def is_database_error(exc: BaseException) -> bool:
+    """An error of the SQLite library Pulse uses (for fronts that must not import it)."""
+    from core.store.sqlite import sqlite3
+
+    return isinstance(exc, sqlite3.Error)
 
 
 def busy_message(path: object, waited_s: float | None = None) -> str:

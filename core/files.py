@@ -28,6 +28,16 @@ def read_text(path: str | Path, *, what: str = "") -> str:
         raise ValidationError(f"{path}: {subject} UTF-8 text (byte {exc.start})") from None
 
 
+def read_bytes(path: str | Path, *, what: str = "") -> bytes:
+    """The bytes of `path` (a sealed file), refused like read_text for a memory held here."""
+    role = f" the {what} file" if what else ""
+    refuse_if_held(path)
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise ValidationError(f"{path}: cannot read{role} ({exc.strerror})") from None
+
+
 def read_input(name: str, *, what: str = "") -> str:
     """Like read_text, with "-" meaning standard input."""
     return sys.stdin.read() if name == "-" else read_text(name, what=what)

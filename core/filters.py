@@ -16,12 +16,12 @@ graph can keep a match's neighbours visible and highlight the match.
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
 from core import beliefs
 from core.errors import ValidationError
+from core.store.sqlite import sqlite3
 
 
 @dataclass(frozen=True)

@@ -60,6 +60,7 @@ TOOLS: list[dict[str, Any]] = [
          "top_k": {"type": "integer", "minimum": 1, "maximum": MAX_TOP_K},
          "user_state": _STATE,
          "chain": {"type": "boolean"},
+         "storylines": {"type": "boolean", "description": "one entry per storyline, summarised"},
          "domains": _DOMAINS},
          "required": ["query"], "additionalProperties": False}},
     {"name": "why",
@@ -254,6 +255,11 @@ class PulseTools:
         chain = a.get("chain", False)
         if not isinstance(chain, bool):
             raise ToolError("recall: chain must be true or false")
+        storylines = a.get("storylines", False)
+        if not isinstance(storylines, bool):
+            raise ToolError("recall: storylines must be true or false")
+        if chain and storylines:
+            raise ToolError("recall: choose chain or storylines, not both")
         domains = _domains("recall", a.get("domains"))
         state = a.get("user_state")
         if state is not None and not isinstance(state, dict):
@@ -264,11 +270,15 @@ class PulseTools:
             parsed = self.memory.parse_state(state) if state is not None else None
         except PulseError as exc:
             raise ToolError(f"recall: user_state: {exc}") from None
-        out = self.memory.retrieve(query, top_k=top_k, state=parsed, chain=chain,
-                                   domains=domains or None)
+        out = self.memory.recall(query, top_k=top_k, state=parsed, chain=chain,
+                                 domains=domains or None, storylines=storylines)
+        served, request = out, {"top_k": top_k, "chain": chain, "domains": domains}
+        if storylines:     # the log keeps each entry's best member, not the summaries' text
+            request["storylines"] = True
+            served = {k: v for k, v in out.items() if k != "storylines"}
+            served["results"] = [entry["best"] for entry in out["storylines"]]
         self.memory.log_recall("recall", self.client, query=query, state=state,
-                               request={"top_k": top_k, "chain": chain, "domains": domains},
-                               output=_finite(out))
+                               request=request, output=_finite(served))
         return _finite(out)
 
     def tool_why(self, a: dict[str, Any]) -> dict[str, Any]:
@@ -287,8 +297,8 @@ class PulseTools:
             depth = _int("why", "depth", depth, 1, MAX_WHY_DEPTH)
         domains = _domains("why", a.get("domains"))
         try:
-            return _finite(self.memory.why(event, query=query, depth=depth,
-                                           domains=domains or None))
+            return _finite(self.memory.companion_why(event, query=query, depth=depth,
+                                                     domains=domains or None))
         except PulseError as exc:
             raise ToolError(f"why: {exc}") from None
 
@@ -309,7 +319,7 @@ class PulseTools:
             budget = _int("brief", "budget", budget, 1, MAX_BUDGET)
         out = self.memory.brief(budget, log=self.client)
         return {k: out[k] for k in ("text", "tier", "chars", "tokens", "budget", "cut",
-                                    "binding_corrections", "journal_ok")}
+                                    "binding_corrections", "journal_ok", "boundaries")}
 
     def tool_correct(self, a: dict[str, Any]) -> dict[str, Any]:
         note = _text("correct", "note", a.get("note", ""), MAX_NOTE, required=False)
@@ -339,7 +349,7 @@ class PulseTools:
         if isinstance(ref, str):
             _text("get_event", "id", ref, MAX_REF)
         try:
-            out = _finite(self.memory.event_detail(ref))
+            out = _finite(self.memory.companion_event(ref))
         except PulseError as exc:
             raise ToolError(f"get_event: {exc}") from None
         self.memory.log_recall("get_event", self.client, request={"id": ref}, output=out)
@@ -562,9 +572,12 @@ async def guarded_stdio_server(stdin_buffer: Any = None, stdout_buffer: Any = No
 def serve(db_path: str | None = None, extractor: str = "offline") -> None:
     import anyio
 
-    from core.memory import Memory
+    from core.memory import Memory, default_db_path
 
-    memory = Memory.open(db_path)
+    # the passphrase of an encrypted memory: $PULSE_PASSPHRASE, else the terminal (never stdin,
+    # which carries JSON-RPC), else one clear line and exit 1
+    path = db_path or default_db_path()
+    memory = Memory.open(path, passphrase=Memory.passphrase_prompt(path))
     server = build_server(PulseTools(memory, extractor))
 
     async def main() -> None:

@@ -4,17 +4,19 @@ erase, correct, brief, undo, export.
 `Memory` is the one public Python API: the CLI, the desktop app and the MCP server are thin
 fronts over it and import nothing else from `core` but `core.errors` and the vocabulary modules
 (`core.beliefs`, `core.emotion.plutchik`); tests/test_architecture.py checks this. Its methods
-live in four modules for size: here (lifecycle, import, retrieval, belief edits, integrity),
-`core.memory_curation` (files in, merges, glossary, entity and event edits, links, the graph
-viewer), `core.memory_trust` (erasure, corrections, brief, verdicts, undo, journal files) and
-`core.memory_live` (the recall log, change marks for live views, atomic edits).
+live in six modules for size: here (lifecycle, encryption, import, retrieval, belief edits,
+integrity), `core.memory_curation` (files in, merges, glossary, entity and event edits, links,
+the graph viewer), `core.memory_trust` (erasure, corrections, brief, verdicts, undo, journal
+files), `core.memory_live` (the recall log, change marks for live views, atomic edits),
+`core.memory_privacy` (policies, boundaries, what a companion receives) and
+`core.memory_upkeep` (storylines, upkeep, open questions, knowledge gaps, the review queue).
 """
 
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -24,10 +26,13 @@ import numpy as np
 from core.errors import PulseError
 from core.memory_curation import CurationOps
 from core.memory_live import LiveOps
+from core.memory_privacy import PrivacyOps
 from core.memory_trust import TrustOps
+from core.memory_upkeep import UpkeepOps
 from core.store import db, journal, records
 from core.store.commands import transaction
 from core.store.digest import digest as content_digest
+from core.store.sqlite import sqlite3
 
 ProgressFn = Callable[[int, int], None]
 
@@ -46,7 +51,7 @@ def demo_corpus_path() -> Path:
     return Path(__file__).resolve().parent.parent / "resources" / "demo" / "demo_memory.json"
 
 
-class Memory(CurationOps, TrustOps, LiveOps):
+class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
     """One memory file. Not thread-safe: give each thread its own Memory."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path, read_only: bool = False) -> None:
@@ -59,9 +64,14 @@ class Memory(CurationOps, TrustOps, LiveOps):
 
     @classmethod
     def open(cls, path: str | Path | None = None, *, create: bool = False,
-             read_only: bool = False) -> Memory:
+             read_only: bool = False, passphrase: str | Callable[[], str] | None = None,
+             encrypt: bool = False) -> Memory:
+        """Open (or with `create`, make) a memory. An encrypted one needs `passphrase`: a string,
+        or a callable asked only when the file turns out to be encrypted (a prompt).
+        `encrypt=True` makes a new memory encrypted (docs/privacy.md)."""
         path = Path(path) if path is not None else default_db_path()
-        conn = db.connect(path, create=create, read_only=read_only)
+        conn = db.connect(path, create=create, read_only=read_only, passphrase=passphrase,
+                          encrypt=encrypt)
         memory = cls(conn, path, read_only)
         if not read_only and memory.meta("embedding_model") is None:
             from core.embedding.registry import default_model
@@ -72,6 +82,68 @@ class Memory(CurationOps, TrustOps, LiveOps):
 
     def close(self) -> None:
         self.conn.close()
+
+    # -- encryption at rest (docs/privacy.md) --------------------------------------------------
+
+    @property
+    def encrypted(self) -> bool:
+        return bool(getattr(self.conn, "encrypted", False))
+
+    @staticmethod
+    def is_encrypted(path: str | Path) -> bool:
+        """Whether the memory file at `path` is encrypted (no passphrase needed to tell)."""
+        from core.store.cipher import is_encrypted
+
+        path = Path(path)
+        return path.exists() and path.stat().st_size > 0 and is_encrypted(path)
+
+    @staticmethod
+    def encrypt_file(path: str | Path, passphrase: str | Callable[[], str]) -> dict[str, Any]:
+        """Encrypt a plain memory (and its .bak-N backups) in place; it must not be open."""
+        from core.store.encryption import encrypt
+
+        return encrypt(path, passphrase)
+
+    @staticmethod
+    def decrypt_file(path: str | Path, passphrase: str | Callable[[], str]) -> dict[str, Any]:
+        from core.store.encryption import decrypt
+
+        return decrypt(path, passphrase)
+
+    @staticmethod
+    def rekey_file(path: str | Path, passphrase: str | Callable[[], str],
+                   new_passphrase: str | Callable[[], str]) -> dict[str, Any]:
+        """Change an encrypted memory's passphrase (backups too); it must not be open."""
+        from core.store.encryption import rekey
+
+        return rekey(path, passphrase, new_passphrase)
+
+    @staticmethod
+    def passphrase_prompt(path: str | Path, *, env: str = "PULSE_PASSPHRASE",
+                          confirm: bool = False, what: str = "passphrase"
+                          ) -> Callable[[], str]:
+        """A callable giving $env, else what is typed at the terminal (asked only when called);
+        without either, one clear line (PulseError)."""
+        from core.passphrase import from_env_or_prompt
+
+        return from_env_or_prompt(path, env=env, confirm=confirm, what=what)
+
+    @staticmethod
+    def keyring_passphrase(path: str | Path) -> str | None:
+        """The passphrase kept in the OS keyring for this memory (only if the user opted in)."""
+        from core.passphrase import keyring_get
+
+        return keyring_get(path)
+
+    @staticmethod
+    def keep_passphrase_in_keyring(path: str | Path, passphrase: str | None) -> None:
+        """Save (or with None, remove) this memory's passphrase in the OS keyring."""
+        from core.passphrase import keyring_delete, keyring_set
+
+        if passphrase is None:
+            keyring_delete(path)
+        else:
+            keyring_set(path, passphrase)
 
     def __enter__(self) -> Memory:
         return self
@@ -139,20 +211,45 @@ class Memory(CurationOps, TrustOps, LiveOps):
             self._scorer = Scorer(self.conn, self.embedding_model, self.embedder)
         return self._scorer
 
-    def retrieve(self, query: str, *, log: str | None = None, tool: str = "retrieve",
-                 **options: Any) -> dict[str, Any]:
-        """Ranked events with their breakdown (the `pulse retrieve --json` shape).
+    def retrieve(self, query: str, *, storylines: bool = False, log: str | None = None,
+                 tool: str = "retrieve", **options: Any) -> dict[str, Any]:
+        """Ranked events with their breakdown (the `pulse retrieve --json` shape); with
+        `storylines`, one entry per storyline instead (`{"storylines": [...]}`, docs/cli.md).
 
         options: top_k, scorer (pulse | dense | v2 | cosine | bm25; v3 and hybrid are aliases),
         state (UserState or dict), now (datetime or ISO), chain, domains, settings
         (ScorerSettings or dict of overrides), abstain (False: never answer "nothing
         relevant"). With `log` (the client's name: "cli", or the MCP client's) the answer is
-        written to the recall log as `tool`."""
-        out = self.scorer.retrieve(self.request(query, **options))
+        written to the recall log as `tool` (for storylines: each entry's best member, in
+        order — no summary text).
+
+        Policies apply (docs/privacy.md): events behind a do_not_probe boundary the query does
+        not name are withheld (counted in "withheld"), redacted names show as their label; a
+        storyline with a withheld member is shown by its best match instead of its summary."""
+        from core.privacy.outside import OutsideView
+
+        view = OutsideView(self.conn)
+        hidden = view.withheld(query)
+
+        def ranked(request: Any) -> dict[str, Any]:
+            asked = replace(request, top_k=request.top_k + len(hidden)) if hidden else request
+            return view.results(self.scorer.retrieve(asked), query, request.top_k)
+
+        request = self.request(query, **options)
+        if storylines:
+            out = self._retrieve_storylines(request, ranked)
+            out["storylines"] = [view.storyline(entry, hidden) for entry in out["storylines"]]
+        else:
+            out = ranked(request)
         if log is not None:
-            request = {k: v for k, v in options.items() if k not in ("state", "settings")}
+            logged = {k: v for k, v in options.items() if k not in ("state", "settings")}
+            served = out
+            if storylines:
+                logged["storylines"] = True
+                served = {k: v for k, v in out.items() if k != "storylines"}
+                served["results"] = [entry["best"] for entry in out["storylines"]]
             self.log_recall(tool, log, query=query, state=options.get("state"),
-                            request=request, output=out)
+                            request=logged, output=served)
         return out
 
     def explain(self, event: str | int, query: str, **options: Any) -> dict[str, Any]:
@@ -173,7 +270,7 @@ class Memory(CurationOps, TrustOps, LiveOps):
         out: dict[str, Any] = {"query": query, "depth": depth, "abstained": False,
                                "abstain_reason": None, "event": None, "causes": []}
         if query is not None:
-            found = self.scorer.retrieve(request)
+            found = self.retrieve(query, **{**options, "top_k": 1})   # policies apply
             if found["abstained"] or not found["results"]:
                 return out | {"abstained": True, "abstain_reason": found["abstain_reason"]
                               or "nothing relevant: no event matches the query"}
@@ -185,7 +282,7 @@ class Memory(CurationOps, TrustOps, LiveOps):
                                            "belief_class", "user_flag")}
         out["event"]["text"] = row["description"] or row["title"]
         out["causes"] = self.scorer.causes(event_id, depth, request.domains)
-        return out
+        return self._outside_why(out, query or "")
 
     @staticmethod
     def request(query: str, *, top_k: int = 10, scorer: str = "pulse", state: Any = None,

@@ -224,16 +224,22 @@ class CurationOps:
 
     # -- the graph viewer ---------------------------------------------------------------------
 
-    def export_html(self, out: str | Path, *, domains: Any = None, redact: bool = False,
-                    include_events: bool = True, seed: int = 7) -> dict[str, Any]:
-        """The standalone offline graph viewer, one HTML file."""
+    REDACTION_LEVELS = ("names", "no-event-text", "titles-only")
+
+    def export_html(self, out: str | Path, *, domains: Any = None, redact: bool | str = "names",
+                    include_events: bool = True, seed: int = 7,
+                    lock: str | None = None) -> dict[str, Any]:
+        """The standalone offline graph viewer, one HTML file. It leaves the owner's view, so
+        policies and boundaries always apply; `redact` adds a level (names | no-event-text |
+        titles-only; True = no-event-text); `lock` (a passphrase) writes a page that holds only
+        ciphertext, opened in the browser (docs/privacy.md)."""
         from core.export import export_html
         from core.graph import parse_domains
 
         if isinstance(domains, str):
             domains = parse_domains(domains)
         return export_html(self, out, domains=domains, redact=redact,
-                           include_events=include_events, seed=seed)
+                           include_events=include_events, seed=seed, lock=lock)
 
     def graph_page(self, *, title: str | None = None, domains: Any = None,
                    redact: bool = False) -> tuple[str, dict[str, Any]]:

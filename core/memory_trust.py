@@ -154,11 +154,13 @@ class TrustOps:
         return export_journal(self, out)
 
     @staticmethod
-    def replay(journal_path: str | Path, target: str | Path) -> dict[str, Any]:
-        """Rebuild the memory at `target` from an exported journal, offline."""
+    def replay(journal_path: str | Path, target: str | Path, passphrase: Any = None
+               ) -> dict[str, Any]:
+        """Rebuild the memory at `target` from an exported journal, offline. A sealed journal
+        (an encrypted memory's) needs its passphrase; the new memory is encrypted with it."""
         from core.trust.replay import replay
 
-        return replay(journal_path, target)
+        return replay(journal_path, target, passphrase)
 
     def import_ledger(self, path: str | Path) -> dict[str, Any]:
         from core.trust.ledger import import_ledger

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,10 @@ class AppSettings:
                                    # or <config>/models.json)
     embedding_model: str = ""      # preferred model for new memories ("" = the engine default)
     last_memory: str = ""          # reopened at start
+    last_export_folder: str = ""   # where the export dialog saved last
+    # encrypted memories whose passphrase the user chose to keep in the OS keyring (the
+    # passphrase itself is in the keyring, never here): docs/privacy.md
+    keyring_memories: list[str] = field(default_factory=list)
 
     @property
     def data_dir(self) -> Path:
@@ -71,7 +75,11 @@ class AppSettings:
         if not isinstance(data, dict):
             return cls()
         known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known and isinstance(v, str)})
+        values = {k: v for k, v in data.items() if k in known and isinstance(v, str)}
+        listed = data.get("keyring_memories")
+        if isinstance(listed, list):
+            values["keyring_memories"] = [p for p in listed if isinstance(p, str)]
+        return cls(**values)
 
 
 def load(path: str | Path | None = None) -> AppSettings:

@@ -208,12 +208,38 @@ class Curator(QObject):
         row = self.conn.execute("SELECT * FROM entities WHERE id = ?", (entity_id,)).fetchone()
         if row is None:
             raise PulseError(f"no entity {entity_id}")
-        memory = self.session.require()
+        self.session.require()
         name = row["canonical_name"]
-        dialog = EntityEditDialog(dict(row), lambda v: self._run(
-            f"Edit {name}", lambda: memory.edit_entity(entity_id, **v), "entities"),
-            self._parent(parent))
+        dialog = EntityEditDialog(dict(row), lambda v: self.apply_entity_edit(entity_id, name, v),
+                                  self._parent(parent))
         return self._show(dialog)
+
+    def apply_entity_edit(self, entity_id: int, name: str, values: dict[str, Any]) -> None:
+        """The edit (undoable), then the privacy settings if they changed: a flag alone is
+        undoable too; a tightening applied backwards is final (an erasure or a rewrite)."""
+        memory = self.session.require()
+        privacy = values.pop("privacy", None)
+        current = memory.policy(entity_id)
+        if privacy and privacy["policy"] == "redact" and not (privacy["label"]
+                                                              or current["role_label"]):
+            raise PulseError("redact needs a role label, e.g. [ex-partner]")
+        self._run(f"Edit {name}", lambda: memory.edit_entity(entity_id, **values), "entities")
+        if not privacy:
+            return
+        if (privacy["policy"] == current["policy"]
+                and bool(privacy["do_not_probe"]) == current["do_not_probe"]
+                and (privacy["label"] or current["role_label"]) == current["role_label"]):
+            return
+        self._writable()
+        out = memory.set_policy(entity_id, privacy["policy"], label=privacy["label"],
+                                do_not_probe=privacy["do_not_probe"])
+        if out.get("applied_backwards"):
+            self.session.notify("all")
+            self.session.message.emit(f"{name}: {privacy['policy'].replace('_', ' ')} applied "
+                                      "to what was stored (final)")
+        else:
+            push_journaled(self.session, f"Privacy of {name}",
+                           lambda: {"seq": out["journal_seq"]}, what="entities")
 
     def merge(self, entity_id: int, parent: QWidget | None = None,
               other: int | None = None) -> MergeDialog:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import html
 import json
-import sqlite3
 from typing import Any
 
 from PySide6.QtCore import QUrl
@@ -25,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.emotion.plutchik import EMOTIONS
-from core.errors import PulseError
+from core.errors import PulseError, is_database_error
 from pulse_desktop.flow_layout import flow_row
 from pulse_desktop.session import MemorySession
 from pulse_desktop.style import (
@@ -197,10 +196,30 @@ class DetailPanel(QWidget):
             item_id = int(url.path().strip("/"))
         except ValueError:
             return
+        if kind == "restore":
+            self.restore(item_id)
+            return
         if kind == "recall":
             self.session.show_recall.emit(item_id)
             return
         self.session.select(kind, item_id)
+
+    def restore(self, event_id: int) -> None:
+        """Unarchive an event (one journaled step, on the undo stack)."""
+        from pulse_desktop.undo_commands import JournalCommand
+
+        memory = self.session.memory
+        if memory is None or self.session.read_only:
+            return
+        try:
+            out = memory.restore(event_id)
+        except PulseError as exc:
+            self.session.message.emit(f"Cannot restore event {event_id}: {exc}")
+            return
+        self.session.undo_stack.push(JournalCommand(self.session, out["seq"],
+                                                    f"Restore event {event_id}", "all"))
+        self.session.message.emit(f"Event {event_id} restored — Ctrl+Z archives it again")
+        self.session.notify("all")
 
     def refresh(self, *_args) -> None:
         self._update_buttons()
@@ -219,12 +238,14 @@ class DetailPanel(QWidget):
         try:
             body = {"event": self._event, "entity": self._entity, "fact": self._fact}.get(
                 kind, lambda c, i: f"<p>Unknown item {esc(kind)} {item_id}</p>")(conn, item_id)
-        except sqlite3.Error as exc:  # the file changed under us: say so, don't crash
+        except Exception as exc:  # the file changed under us: say so, don't crash
+            if not is_database_error(exc):
+                raise
             body = f'<p class="note">Cannot read this item: {esc(exc)}</p>'
         self.browser.setHtml(body)
 
     # -- sections --------------------------------------------------------------------------------
-    def _event(self, conn: sqlite3.Connection, event_id: int) -> str:
+    def _event(self, conn: Any, event_id: int) -> str:
         ev = conn.execute("SELECT * FROM events WHERE id = ?", (event_id,)).fetchone()
         if ev is None:
             return f'<p class="note">Event {event_id} is no longer in this memory.</p>'
@@ -237,6 +258,9 @@ class DetailPanel(QWidget):
             chips.append(chip("anchor", "#b07a10"))
         if not ev["archivable"]:
             chips.append(chip("pinned", "#b03a48"))
+        archived = "archived" in ev.keys() and bool(ev["archived"])
+        if archived:
+            chips.append(chip("archived", "#7a8594"))
         out.append("<p>" + " ".join(chips) + "</p>")
         out.append(f'<p class="note">{esc(ev["ts"].replace("T", " ").replace("Z", " UTC"))}'
                    f" · floor {ev['confidence_floor']:.2f} · provenance "
@@ -246,6 +270,9 @@ class DetailPanel(QWidget):
         out.append(self._recalled(event_id))
         if ev["description"]:
             out.append(f"<p>{esc(ev['description'])}</p>")
+        if archived:
+            out.append("<p class=\"note\">Archived: no longer recalled or briefed. "
+                       + link("restore", event_id, "Restore it") + "</p>")
         if ev["absorbed_into"]:
             into = conn.execute("SELECT provenance FROM events WHERE id = ?",
                                 (ev["absorbed_into"],)).fetchone()
@@ -286,6 +313,7 @@ class DetailPanel(QWidget):
             out.append("<h3>Biometrics</h3><p class='note'>"
                        + esc(", ".join(f"{k} {v}" for k, v in sorted(bio.items()))) + "</p>")
 
+        out.append(self._storyline(event_id))
         ents = conn.execute(
             "SELECT n.id, n.canonical_name, n.kind FROM event_entities x JOIN entities n"
             " ON n.id = x.entity_id WHERE x.event_id = ? ORDER BY n.canonical_name",
@@ -317,7 +345,25 @@ class DetailPanel(QWidget):
         out.append(self._history(conn, f"event:{event_id}"))
         return "".join(out)
 
-    def _entity(self, conn: sqlite3.Connection, entity_id: int) -> str:
+    def _storyline(self, event_id: int) -> str:
+        """The storyline this event belongs to: its summary and dates (docs/upkeep.md)."""
+        memory = self.session.memory
+        graph = memory.storyline_graph() if memory is not None else None
+        key = graph.of_event.get(event_id) if graph is not None else None
+        if key is None:
+            return ""
+        story = memory.storyline(key)
+        span = story["span"]
+        dates = span["from"][:10] if span["from"][:10] == span["to"][:10] else \
+            f"{span['from'][:10]} – {span['to'][:10]}"
+        kind = "Pattern" if story["kind"] == "pattern" else "Storyline"
+        members = ", ".join(link("event", e["id"], e["ts"][:10]) for e in story["events"]
+                            if e["id"] != event_id)
+        return (f"<h3>{kind} · {story['size']} events · {esc(dates)}</h3>"
+                f"<p><b>{esc(story['title'])}</b></p><p>{esc(story['summary'])}</p>"
+                + (f"<p class='note'>Also in it: {members}</p>" if members else ""))
+
+    def _entity(self, conn: Any, entity_id: int) -> str:
         n = conn.execute("SELECT * FROM entities WHERE id = ?", (entity_id,)).fetchone()
         if n is None:
             return f'<p class="note">Entity {entity_id} is no longer in this memory.</p>'
@@ -389,7 +435,7 @@ class DetailPanel(QWidget):
         out.append(self._history(conn, f"entity:{entity_id}"))
         return "".join(out)
 
-    def _fact(self, conn: sqlite3.Connection, fact_id: int) -> str:
+    def _fact(self, conn: Any, fact_id: int) -> str:
         f = conn.execute("SELECT f.*, n.canonical_name FROM facts f JOIN entities n"
                          " ON n.id = f.entity_id WHERE f.id = ?", (fact_id,)).fetchone()
         if f is None:
@@ -423,7 +469,7 @@ class DetailPanel(QWidget):
                 f'<span class="note">by {esc(summary["last_client"])} · </span>'
                 f'<a href="pulse://recall/{int(summary["last_id"])}">show</a></p>')
 
-    def _observations(self, conn: sqlite3.Connection, ids: list[int]) -> str:
+    def _observations(self, conn: Any, ids: list[int]) -> str:
         if not ids:
             return ""
         marks = ",".join("?" * len(ids))
@@ -447,7 +493,7 @@ class DetailPanel(QWidget):
                            + esc(text).replace("\n", "<br>") + "</td></tr></table>")
         return "".join(out)
 
-    def _history(self, conn: sqlite3.Connection, subject: str) -> str:
+    def _history(self, conn: Any, subject: str) -> str:
         rows = conn.execute("SELECT seq, ts, actor, op, payload FROM journal WHERE subject = ?"
                             " ORDER BY seq", (subject,)).fetchall()
         if not rows:

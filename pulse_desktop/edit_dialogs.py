@@ -43,6 +43,17 @@ from pulse_desktop.style import DOMAIN_NAMES
 
 Apply = Callable[[dict[str, Any]], None]
 
+# The sensitivity policies (docs/privacy.md): (menu label, what it does)
+POLICY_TEXT = {
+    "full": ("Full", "Stored as said."),
+    "summary_only": ("Summary only", "What happened is kept in neutral words, never their "
+                                     "quoted words."),
+    "redact": ("Redact with a role label", "Their names are replaced by the role label in "
+                                           "everything stored; only this editor shows the name."),
+    "no_capture": ("No capture", "Nothing about them is stored: what is already here is "
+                                 "erased, and imports only count what they leave out."),
+}
+
 
 class CurationDialog(QDialog):
     """Title, the invariant, a form, an error line, OK/Cancel. OK calls apply(values())."""
@@ -252,6 +263,36 @@ class EntityEditDialog(CurationDialog):
         self.form.addRow("Domain", self.domain_box)
         self.form.addRow("Description", self.description_edit)
         self.form.addRow("", self.keep_old)
+        self._privacy(entity)
+
+    # -- privacy (docs/privacy.md) ------------------------------------------------------------
+    def _privacy(self, entity: dict[str, Any]) -> None:
+        self.policy_before = entity.get("policy") or "full"
+        self.policy_box = choice_box(tuple(POLICY_TEXT), self.policy_before,
+                                     {k: v[0] for k, v in POLICY_TEXT.items()})
+        self.label_edit = QLineEdit(entity.get("role_label") or "")
+        self.label_edit.setPlaceholderText("[ex-partner]")
+        self.label_edit.setToolTip("Shown instead of their names outside your own view")
+        self.probe_box = QCheckBox("Do not probe: a topic boundary (what is linked to it "
+                                   "surfaces only when a question names it)")
+        self.probe_box.setChecked(bool(entity.get("do_not_probe")))
+        self.policy_note = QLabel()
+        self.policy_note.setObjectName("hint")
+        self.policy_note.setWordWrap(True)
+        self.form.addRow("Privacy", self.policy_box)
+        self.form.addRow("Role label", self.label_edit)
+        self.form.addRow("", self.probe_box)
+        self.form.addRow("", self.policy_note)
+        self.policy_box.currentIndexChanged.connect(self._policy_changed)
+        self._policy_changed()
+
+    def _policy_changed(self) -> None:
+        policy = self.policy_box.currentData()
+        self.label_edit.setEnabled(policy == "redact")
+        text = POLICY_TEXT[policy][1]
+        if policy != self.policy_before and policy != "full":
+            text += (" This applies to what is already stored too, and cannot be undone.")
+        self.policy_note.setText(text)
 
     def values(self) -> dict[str, Any]:
         return {"name": self.name_edit.text(),
@@ -259,7 +300,10 @@ class EntityEditDialog(CurationDialog):
                             if a.strip()],
                 "kind": self.kind_box.currentData(), "domain": self.domain_box.currentData(),
                 "description": self.description_edit.text(),
-                "keep_old_name": self.keep_old.isChecked()}
+                "keep_old_name": self.keep_old.isChecked(),
+                "privacy": {"policy": self.policy_box.currentData(),
+                            "label": self.label_edit.text().strip() or None,
+                            "do_not_probe": self.probe_box.isChecked()}}
 
 
 class MergeDialog(CurationDialog):

@@ -16,10 +16,12 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
+    QDialog,
     QFileDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
+    QPushButton,
     QSplitter,
     QStackedWidget,
     QTabWidget,
@@ -27,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.errors import PulseError
+from core.errors import PassphraseError, PulseError
 from core.memory import Memory, demo_corpus_path
 from pulse_desktop import workers
 from pulse_desktop.beliefs_view import BeliefsView
@@ -41,12 +43,14 @@ from pulse_desktop.start_page import RecentMemories, StartPage
 from pulse_desktop.style import app_icon
 from pulse_desktop.timeline_view import TimelineView
 
-TABS = ("Graph", "Timeline", "Beliefs", "Playground", "Corrections", "Ingest", "Recalls")
+TABS = ("Graph", "Timeline", "Beliefs", "Playground", "Corrections", "Ingest", "Recalls",
+        "Review")
 # Tabs built when first shown: (module, class). A tab that fails to import shows why instead.
 EXTERNAL_TABS = {"Playground": ("pulse_desktop.playground_view", "PlaygroundView"),
                  "Corrections": ("pulse_desktop.corrections_view", "CorrectionsView"),
                  "Ingest": ("pulse_desktop.ingest_view", "IngestView"),
-                 "Recalls": ("pulse_desktop.recalls_view", "RecallsView")}
+                 "Recalls": ("pulse_desktop.recalls_view", "RecallsView"),
+                 "Review": ("pulse_desktop.review_view", "ReviewView")}
 FILE_FILTER = "Pulse memory (*.db *.sqlite *.pulse);;All files (*)"
 
 
@@ -132,7 +136,8 @@ class MainWindow(QMainWindow):
                 "Try a query and see every term of the score (Ctrl+4)",
                 "Corrections and the brief the companion gets (Ctrl+5)",
                 "Import conversations and notes (Ctrl+6)",
-                "What the companion recalled, when, for which question (Ctrl+7)"]
+                "What the companion recalled, when, for which question (Ctrl+7)",
+                "What waits for your decision: merges, archival, open questions (Ctrl+8)"]
         for i, tip in enumerate(tips):
             self.tabs.setTabToolTip(i, tip)
 
@@ -170,6 +175,14 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.stack)
         self._build_menus()
         self.statusBar().showMessage("Open a memory to begin.")
+        self.review_status = QPushButton()
+        self.review_status.setFlat(True)
+        self.review_status.setStyleSheet("QPushButton { border: none; color: #3455c9; "
+                                         "padding: 0 8px; }")
+        self.review_status.setToolTip("Items waiting for your decision (the Review tab, Ctrl+8)")
+        self.review_status.clicked.connect(lambda: self.show_tab("Review"))
+        self.statusBar().addPermanentWidget(self.review_status)
+        self.session.changed.connect(self._update_review_count)
 
         self.session.opened.connect(self._on_opened)
         self.session.changed.connect(self._update_embedding_banner)
@@ -272,11 +285,8 @@ class MainWindow(QMainWindow):
                                           "Ctrl+I", "Import chat exports and notes")
         f.addSeparator()
         self.export_html_action = self._action(
-            f, "Export HTML &viewer…", self.export_html, "Ctrl+E",
+            f, "Export &viewer…", self.export_html, "Ctrl+E",
             "Write the graph as one offline HTML file you can hand to someone")
-        self.redact_action = QAction("Redact observation text in the viewer", self, checkable=True)
-        self.redact_action.setToolTip("Leave the raw conversation text out of exported viewers")
-        f.addAction(self.redact_action)
         self.export_journal_action = self._action(
             f, "Export &journal…", self.export_journal, None,
             "Write the hash-chained journal as JSON Lines (it can rebuild the memory)")
@@ -344,6 +354,7 @@ class MainWindow(QMainWindow):
                        self.close_action):
             action.setEnabled(has)
         self.beliefs.pin_action.setEnabled(writable)
+        self._update_review_count()
         self._update_embedding_banner()
         if has:
             stats = self.session.memory.stats()["counts"]
@@ -353,6 +364,14 @@ class MainWindow(QMainWindow):
         else:
             self.statusBar().showMessage("No memory open")    # not the one just closed
         self._update_title()
+
+    def _update_review_count(self, *_args) -> None:
+        from pulse_desktop.review_view import review_count
+
+        n = review_count(self.session, getattr(self.views.get("Review"), "widget", None))
+        self.review_status.setVisible(n is not None)
+        if n is not None:
+            self.review_status.setText(f"Review: {n}")
 
     def _update_embedding_banner(self, *_args) -> None:
         memory = self.session.memory
@@ -399,9 +418,14 @@ class MainWindow(QMainWindow):
                 widget.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     # -- opening ---------------------------------------------------------------------------------
-    def open_path(self, path: str | Path, *, create: bool = False) -> bool:
+    def open_path(self, path: str | Path, *, create: bool = False,
+                  passphrase: str | None = None) -> bool:
         try:
-            self.session.open(path, create=create)
+            if not create and passphrase is None and Memory.is_encrypted(path):
+                if not self._open_encrypted(Path(path)):
+                    return False
+            else:
+                self.session.open(path, create=create, passphrase=passphrase)
         except PulseError as exc:
             self._error("Cannot open the memory", str(exc))
             return False
@@ -414,6 +438,40 @@ class MainWindow(QMainWindow):
         if self.session.path is not None:
             self.recent.add(self.session.path)
         self.start.show_recent(self.recent.paths())
+
+    def _open_encrypted(self, path: Path) -> bool:
+        """Ask for the passphrase (or take it from the OS keyring, if the user chose that for
+        this memory); False when the user cancels. docs/privacy.md."""
+        from pulse_desktop import app_settings
+        from pulse_desktop.passphrase_dialog import PassphraseDialog
+
+        settings = app_settings.load()
+        account = str(path.resolve())
+        if account in settings.keyring_memories:
+            saved = Memory.keyring_passphrase(path)
+            if saved:
+                try:
+                    self.session.open(path, passphrase=saved)
+                    return True
+                except PassphraseError:
+                    pass        # rekeyed since: ask, and offer to save the new one
+        dialog = PassphraseDialog(path, lambda text: self.session.open(path, passphrase=text),
+                                  self)
+        self.passphrase_dialog = dialog
+        accepted = dialog.exec() == QDialog.DialogCode.Accepted
+        self.passphrase_dialog = None
+        if not accepted:
+            return False
+        if dialog.remember.isChecked():
+            try:
+                Memory.keep_passphrase_in_keyring(path, dialog.passphrase)
+            except PulseError as exc:
+                self._error("The passphrase was not saved", str(exc))
+            else:
+                if account not in settings.keyring_memories:
+                    settings.keyring_memories.append(account)
+                    app_settings.save(settings)
+        return True
 
     def open_dialog(self) -> None:
         start = str(self.session.path.parent) if self.session.path else str(data_dir())
@@ -482,25 +540,40 @@ class MainWindow(QMainWindow):
         return workers.start(job)
 
     def export_html(self) -> None:
+        """The export dialog (pulse_desktop/export_dialog.py): domains, redaction level, lock,
+        where to save (the last folder is remembered); the export runs on a worker."""
+        from pulse_desktop import app_settings
+        from pulse_desktop.export_dialog import ExportDialog
+
         memory = self.session.memory
         if memory is None:
             return self._error("Nothing to export", "Open a memory first.")
-        default = str(Path.home() / f"{memory.path.stem}-viewer.html")
-        out, _ = QFileDialog.getSaveFileName(self, "Export HTML viewer", default,
-                                             "HTML page (*.html)")
-        if not out:
-            return
-        src, redact = Path(memory.path), self.redact_action.isChecked()
+        settings = app_settings.load()
+        folder = settings.last_export_folder or str(Path.home())
+        src = Path(memory.path)
+        dialog = ExportDialog(src.name, folder, lambda values: start(values), self)
+        self.export_dialog = dialog
 
-        def work(_progress, _cancel):
-            with Memory.open(src, read_only=True) as m:
-                return m.export_html(out, redact=redact)
+        def start(values: dict[str, Any]) -> None:
+            def work(_progress, _cancel):
+                with Memory.open(src, read_only=True) as m:
+                    return m.export_html(values["out"], domains=values["domains"],
+                                         redact=values["redact"], lock=values["lock"],
+                                         include_events=values["include_events"])
 
-        self.statusBar().showMessage("Exporting the viewer…")
-        self.run_job(work, done=lambda s: self.statusBar().showMessage(
-            f"Viewer written to {s['path']} ({s['nodes']} nodes, {s['bytes'] // 1024} KB)"
-            + (", observation text redacted" if s.get("redacted") else ""), 15000),
-            failed=lambda t: self._error("The viewer could not be exported", t))
+            def done(summary: dict[str, Any]) -> None:
+                dialog.finished(summary)
+                saved = app_settings.load()
+                saved.last_export_folder = str(Path(summary["path"]).parent)
+                try:
+                    app_settings.save(saved)
+                except OSError:
+                    pass        # remembering the folder is a convenience
+                self.statusBar().showMessage(f"Viewer written to {summary['path']}", 15000)
+
+            self.run_job(work, done=done, failed=dialog.fail)
+
+        dialog.open()
 
     def export_journal(self) -> None:
         memory = self.session.memory

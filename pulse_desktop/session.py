@@ -48,14 +48,17 @@ class MemorySession(QObject):
     def read_only(self) -> bool:
         return self.memory is not None and self.memory.read_only
 
-    def open(self, path: str | Path, *, create: bool = False) -> None:
-        """Open a memory; a journal that does not verify opens it read-only, with the reason."""
-        memory = Memory.open(path, create=create)
+    def open(self, path: str | Path, *, create: bool = False,
+             passphrase: str | None = None) -> None:
+        """Open a memory; a journal that does not verify opens it read-only, with the reason.
+        An encrypted one needs `passphrase` (PassphraseError otherwise, nothing touched); while
+        it is open, the app's workers open it again without it."""
+        memory = Memory.open(path, create=create, passphrase=passphrase)
         breaks = memory.verify()
         reason = None
         if breaks:
             memory.close()
-            memory = Memory.open(path, read_only=True)
+            memory = Memory.open(path, read_only=True, passphrase=passphrase)
             reason = (f"The journal does not verify ({breaks[0]}); this memory is open "
                       "read-only until its history is repaired.")
         self.close()

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QListWidget,
     QMessageBox,
     QPlainTextEdit,
     QProgressBar,
@@ -229,6 +230,29 @@ class SettingsDialog(QDialog):
         self.embed_status.setWordWrap(True)
         ef.addRow(self.embed_status)
         tabs.addTab(emb, "Embedding")
+
+        # privacy: which memories keep their passphrase in the OS keyring (docs/privacy.md)
+        privacy = QWidget()
+        pl = QVBoxLayout(privacy)
+        intro = QLabel("An encrypted memory's passphrase is kept only while the app runs, "
+                       "unless you chose “Remember in the OS keyring” when opening it. These "
+                       "memories have their passphrase in the OS keyring (the passphrase "
+                       "itself is never in this settings file):")
+        intro.setWordWrap(True)
+        pl.addWidget(intro)
+        self.keyring_list = QListWidget()
+        self.keyring_list.addItems(self.settings.keyring_memories)
+        pl.addWidget(self.keyring_list, 1)
+        forget_row = QHBoxLayout()
+        self.forget_key_button = QPushButton("Forget the saved passphrase")
+        self.forget_key_button.setToolTip("remove it from the OS keyring: the app asks again "
+                                          "next time")
+        self.forget_key_button.clicked.connect(self.forget_saved_passphrase)
+        self.forget_key_button.setEnabled(self.keyring_list.count() > 0)
+        forget_row.addWidget(self.forget_key_button)
+        forget_row.addStretch(1)
+        pl.addLayout(forget_row)
+        tabs.addTab(privacy, "Privacy")
         self.tabs = tabs
 
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
@@ -445,6 +469,25 @@ class SettingsDialog(QDialog):
         if self.embedding_combo.currentText():
             s.embedding_model = self.embedding_combo.currentText()
         return s
+
+    def forget_saved_passphrase(self) -> None:
+        from core.memory import Memory
+
+        item = self.keyring_list.currentItem()
+        if item is None:
+            return
+        path = item.text()
+        Memory.keep_passphrase_in_keyring(path, None)
+        saved = app_settings.load(self.settings_path)
+        saved.keyring_memories = [p for p in saved.keyring_memories if p != path]
+        self.settings.keyring_memories = list(saved.keyring_memories)
+        try:
+            app_settings.save(saved, self.settings_path)
+        except OSError as exc:
+            self.failed.emit(f"cannot write the settings: {exc.strerror}")
+        self.keyring_list.takeItem(self.keyring_list.row(item))
+        self.forget_key_button.setEnabled(self.keyring_list.count() > 0)
+        self._say(f"The passphrase of {path} is no longer kept in the OS keyring")
 
     def save(self) -> bool:
         s = self.collect()

@@ -44,7 +44,7 @@ EVENTS_SQL = (
     "SELECT e.id, e.key, e.title, e.ts, e.belief_class, e.domain, e.user_flag, e.archivable,"
     " e.emotional_weight, " + ", ".join(f"m.{name}" for name in EMOTIONS)
     + " FROM events e LEFT JOIN event_emotions m ON m.event_id = e.id"
-    " WHERE e.absorbed_into IS NULL ORDER BY e.ts, e.id")
+    " WHERE e.absorbed_into IS NULL AND e.archived = 0 ORDER BY e.ts, e.id")
 
 
 def load_dots(conn) -> list[Dot]:

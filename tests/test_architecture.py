@@ -75,3 +75,25 @@ def test_the_check_sees_a_forbidden_import(tmp_path: Path) -> None:
     names = [name for _, name in _core_imports(sample)]
     assert names == ["core.memory", "core.beliefs", "core.trust.brief", "core.ingest"]
     assert [n for n in names if n not in FRONT_ALLOWED] == ["core.trust.brief", "core.ingest"]
+
+
+def test_memories_open_through_one_sqlite_library() -> None:
+    """Two SQLite libraries in one process keep separate POSIX lock tables (closing a file in
+    one drops the other's locks), and their exception classes differ: the engine and the app
+    use only core/store/sqlite.py's SQLCipher module."""
+    offenders = []
+    for folder in ("core", "pulse_desktop"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if path == ROOT / "core" / "store" / "sqlite.py":
+                continue
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom):
+                    names = [node.module or ""]
+                else:
+                    continue
+                if "sqlite3" in names:
+                    offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert offenders == []

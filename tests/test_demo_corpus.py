@@ -111,7 +111,7 @@ def test_entities(corpus):
     keys = [e["key"] for e in ents]
     assert len(keys) == len(set(keys)), "duplicate entity keys"
     for e in ents:
-        assert set(e) - {"is_self"} == ENTITY_KEYS, e["key"]
+        assert set(e) - {"do_not_probe", "is_self"} == ENTITY_KEYS, e["key"]
         assert ENTITY_KEY_RE.match(e["key"]), e["key"]
         assert e["kind"] in KINDS, e["key"]
         assert e["domain"] in DOMAINS, e["key"]
@@ -131,6 +131,12 @@ def test_entities(corpus):
     assert "project" in kinds_by_domain["fiction_meta"]
     assert "fictionalized_self" in kinds_by_domain["meta_authorial"]
     assert {"person", "place", "org", "skill", "thing"} <= kinds_by_domain["real"]
+    # the safety boundary is a real topic boundary (docs/privacy.md), not ordinary text
+    boundaries = [e for e in ents if e.get("do_not_probe")]
+    assert [(e["key"], e["name"], e["do_not_probe"]) for e in boundaries] == [
+        ("n_boundary_papa", "Papa's death", True)]
+    behind = [ev["key"] for ev in corpus["events"] if "n_boundary_papa" in ev["entities"]]
+    assert len(behind) == 4
 
 
 def test_relations(corpus):

@@ -375,9 +375,16 @@ def test_a_pin_shows_up_in_every_view(qtbot, window):
 # -- File menu -----------------------------------------------------------------------------------
 
 def test_export_viewer_from_the_file_menu(qtbot, window, tmp_path, monkeypatch):
+    monkeypatch.setenv("PULSE_CONFIG_DIR", str(tmp_path / "config"))
     out = tmp_path / "viewer.html"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), "HTML"))
     window.export_html_action.trigger()
+    dialog = window.export_dialog              # the export dialog (tests/test_desktop_privacy.py)
+    for button in dialog.findChildren(QPushButton):
+        if button.text() == "Browse…":
+            QTest.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert dialog.path_edit.text() == str(out)
+    QTest.mouseClick(dialog.export_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: out.exists() and not window.jobs, timeout=60_000)
     text = out.read_text(encoding="utf-8")
     assert 'id="pulse-data"' in text and "pulseViewer" in text
@@ -416,9 +423,10 @@ def test_tampered_journal_opens_read_only_with_a_banner(qtbot, demo_copy, messag
 
 def test_settings_and_missing_tabs_never_crash(qtbot, window):
     # every centre tab exists: the real view, or a placeholder that says why
-    assert window.tabs.count() == 7
-    assert [window.tabs.tabText(i) for i in range(7)] == [
-        "Graph", "Timeline", "Beliefs", "Playground", "Corrections", "Ingest", "Recalls"]
+    assert window.tabs.count() == 8
+    assert [window.tabs.tabText(i) for i in range(8)] == [
+        "Graph", "Timeline", "Beliefs", "Playground", "Corrections", "Ingest", "Recalls",
+        "Review"]
 
 
 # -- command line --------------------------------------------------------------------------------

@@ -13,12 +13,18 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from core.memory import Memory
+from core.store.sqlite import sqlite3  # SQLCipher: opens a plain or an encrypted memory
+
+# every test runs on a plain and on an encrypted memory (issue 13: the same guarantees)
+KINDS = pytest.mark.parametrize("secret", [None, "locks passphrase"], indirect=True,
+                                ids=["plain", "encrypted"])
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,16 +35,16 @@ CORPUS = {"format": "pulse-corpus/1", "events": [
 # Process A: the app's pattern — one Memory held for the whole session, workers opening and
 # closing their own. Commands on stdin, one JSON answer per line on stdout.
 HOLDER = r"""
-import json, sys
+import json, os, sys
 from core.memory import Memory
 path = sys.argv[1]
-held = Memory.open(path)
+held = Memory.open(path, passphrase=os.environ.get("PULSE_PASSPHRASE"))
 held.stats()
 print(json.dumps({"ready": True}), flush=True)
 for line in sys.stdin:
     cmd = line.split()
     if cmd[0] == "worker":
-        with Memory.open(path) as worker:
+        with Memory.open(path) as worker:   # held here: no passphrase asked again
             worker.stats()
         print(json.dumps({"ok": True}), flush=True)
     elif cmd[0] == "set":
@@ -51,10 +57,37 @@ print(json.dumps({"closed": True}), flush=True)
 """
 
 
+SECRET: dict[str, str | None] = {"value": None}   # the memory's passphrase in this test
+
+
 def _env() -> dict[str, str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("PULSE_DB", None)
+    env.pop("PULSE_PASSPHRASE", None)
+    if SECRET["value"]:
+        env["PULSE_PASSPHRASE"] = SECRET["value"]
     return env
+
+
+@pytest.fixture
+def secret(request):
+    SECRET["value"] = request.param
+    yield request.param
+    SECRET["value"] = None
+
+
+def connect(db: Path):
+    conn = sqlite3.connect(str(db))
+    if SECRET["value"]:
+        conn.execute(f"PRAGMA key = '{SECRET['value']}'")
+    return conn
+
+
+def create(db: Path) -> None:
+    with Memory.open(db, create=True, encrypt=bool(SECRET["value"]),
+                     passphrase=SECRET["value"]) as memory:
+        memory.import_corpus(CORPUS)
+        assert memory.encrypted is bool(SECRET["value"])
 
 
 def pulse(db: Path, *args: str) -> subprocess.CompletedProcess:
@@ -87,10 +120,10 @@ class Holder:
             self.proc.wait(timeout=60)
 
 
-def test_a_worker_open_close_keeps_the_sessions_locks(tmp_path: Path) -> None:
+@KINDS
+def test_a_worker_open_close_keeps_the_sessions_locks(tmp_path: Path, secret) -> None:
     db = tmp_path / "m.db"
-    with Memory.open(db, create=True) as memory:
-        memory.import_corpus(CORPUS)
+    create(db)
     wal, shm = Path(f"{db}-wal"), Path(f"{db}-shm")
     holder = Holder(db)                                    # 1. A holds the memory open
     try:
@@ -109,7 +142,7 @@ def test_a_worker_open_close_keeps_the_sessions_locks(tmp_path: Path) -> None:
         assert floors.get("e3") == 0.45, floors
     finally:
         holder.quit()
-    conn = sqlite3.connect(db)
+    conn = connect(db)
     try:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert conn.execute("SELECT confidence_floor FROM events WHERE key='e3'").fetchone()[0] == 0.45
@@ -120,24 +153,24 @@ def test_a_worker_open_close_keeps_the_sessions_locks(tmp_path: Path) -> None:
 
 
 WRITER = r"""
-import sys
+import os, sys
 from core.memory import Memory
-with Memory.open(sys.argv[1]) as memory:
+with Memory.open(sys.argv[1], passphrase=os.environ.get("PULSE_PASSPHRASE")) as memory:
     for i in range(int(sys.argv[2])):
         memory.set_belief(f"e{1 + i % 5}", confidence_floor=round((i % 50) / 100, 2))
 """
 
 
-def test_verify_reads_one_snapshot_while_another_process_writes(tmp_path: Path) -> None:
+@KINDS
+def test_verify_reads_one_snapshot_while_another_process_writes(tmp_path: Path, secret) -> None:
     """Found by the soak: verify read the journal rows and the recorded head in two statements,
     so a write committed between them was reported as "rows removed at the end" (exit 2)."""
     db = tmp_path / "m.db"
-    with Memory.open(db, create=True) as memory:
-        memory.import_corpus(CORPUS)
+    create(db)
     writer = subprocess.Popen([sys.executable, "-c", WRITER, str(db), "400"], env=_env(),
                               cwd=ROOT, stderr=subprocess.PIPE, text=True)
     checks = 0
-    with Memory.open(db) as memory:
+    with Memory.open(db, passphrase=secret) as memory:
         while writer.poll() is None or checks < 20:
             assert memory.verify() == []
             checks += 1
@@ -145,12 +178,14 @@ def test_verify_reads_one_snapshot_while_another_process_writes(tmp_path: Path) 
     assert checks >= 20
 
 
-def test_a_memory_open_here_is_never_read_or_overwritten_as_a_plain_file(tmp_path: Path) -> None:
+@KINDS
+def test_a_memory_open_here_is_never_read_or_overwritten_as_a_plain_file(tmp_path: Path,
+                                                                         secret) -> None:
     """`pulse --db m.db import m.db` would open the memory with a plain handle while the same
     process holds it (dropping its locks); an export onto it would replace it. Both refused."""
     db = tmp_path / "m.db"
-    with Memory.open(db, create=True) as memory:
-        memory.import_corpus(CORPUS)
+    create(db)
+    with Memory.open(db, passphrase=secret) as memory:
         head = memory.stats()["journal_head"]
     for args in (("import", str(db)), ("import", f"{db}-wal"), ("journal", "export", str(db)),
                  ("export-html", "--out", str(db)), ("retrieve", "day", "--state", str(db))):
@@ -159,9 +194,9 @@ def test_a_memory_open_here_is_never_read_or_overwritten_as_a_plain_file(tmp_pat
         lines = out.stderr.strip().splitlines()
         assert out.returncode == 1 and len(lines) == 1, (args, out.stderr)
         assert "open in this program" in lines[0], (args, lines[0])
-    with Memory.open(db) as memory:
+    with Memory.open(db, passphrase=secret) as memory:
         assert memory.verify() == [] and memory.stats()["journal_head"] == head
-    conn = sqlite3.connect(db)
+    conn = connect(db)
     try:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     finally:

@@ -27,11 +27,13 @@ def load_soak():
 
 
 @pytest.mark.slow
-def test_short_soak_of_app_mcp_and_cli_on_one_memory(tmp_path: Path) -> None:
+@pytest.mark.parametrize("passphrase", [None, "soak passphrase"], ids=["plain", "encrypted"])
+def test_short_soak_of_app_mcp_and_cli_on_one_memory(tmp_path: Path, passphrase) -> None:
     soak = load_soak()
     lines: list[str] = []
     report = soak.run(tmp_path / "work", seconds=12, min_ops=0, max_seconds=300, min_each=1,
-                      log=lines.append)
+                      log=lines.append, passphrase=passphrase)
+    assert report["encrypted"] is bool(passphrase)
     shown = {k: v for k, v in report.items() if k != "missing_writes"}
     assert report["failures"] == [], shown
     assert report["busy_seen"] == [], "a user saw 'database is locked'"

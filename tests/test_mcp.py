@@ -131,7 +131,7 @@ def test_mcp_session_over_stdio(db_path: Path, via_cli: bool) -> None:
     err, why = out["why"]
     assert not err and why["event"]["key"] == "e3" and [c["key"] for c in why["causes"]] == ["e1"]
     err, event = out["get_event"]
-    assert not err and event["event"]["key"] == "e1" and event["entities"][0]["name"] == "Dana"
+    assert not err and event["event"]["key"] == "e1" and event["entities"][0]["name"] == "<memory_data>Dana</memory_data>"
     assert event["emotions"]["anger"] == pytest.approx(0.7)
     for key, needle in (("bad_recall", "query must be a string"), ("bad_event", "no event"),
                         ("bad_state", "user_state"), ("bad_remember", "limit")):

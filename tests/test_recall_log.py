@@ -231,18 +231,20 @@ def test_mcp_recall_brief_and_get_event_are_logged_with_the_client_name(tmp_path
     assert event["request"] == {"id": "e2"} and [r["key"] for r in event["results"]] == ["e2"]
 
 
-def test_a_memory_from_before_the_log_opened_read_only_has_an_empty_log(tmp_path: Path) -> None:
+def test_a_memory_from_before_the_log_opened_read_only_has_an_empty_log(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Schema 3 opened read-only is not migrated (nothing may change): the log reads as empty
     instead of failing (the app opens a memory whose journal does not verify read-only)."""
-    import sqlite3
+    from core.store import db as store_db
 
+    every = store_db.migrations()
     db = tmp_path / "old.db"
-    with Memory.open(db, create=True) as m:
-        m.import_corpus(CORPUS)
-    conn = sqlite3.connect(db)
-    conn.executescript("DROP TRIGGER recall_log_event_gone; DROP TABLE recall_log_events;"
-                       " DROP TABLE recall_log; DELETE FROM schema_version WHERE version = 4;")
-    conn.close()
+    with monkeypatch.context() as patch:          # a memory written by a Pulse of schema 3
+        patch.setattr(store_db, "migrations", lambda: [m for m in every if m[0] <= 3])
+        patch.setattr(store_db, "latest_version", lambda: 3)
+        with Memory.open(db, create=True) as m:
+            m.import_corpus(CORPUS)
+            assert store_db.schema_version(m.conn) == 3
     with Memory.open(db, read_only=True) as m:
         assert m.recalls() == [] and m.recall_summary("e1") is None
         assert m.recall_moments() == [] and m.change_marks()[1] == 0

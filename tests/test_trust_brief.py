@@ -80,7 +80,7 @@ def test_brief_order_and_provenance(memory: Memory) -> None:
     assert "journal row" in lines[0] and "tier brief" in lines[0]
     assert lines[1] == "CORRECTIONS" and "newer" in lines[2] and "older" in lines[3]
     headers = [ln for ln in lines if ln and not ln.startswith(("-", "pulse:"))]
-    assert headers == ["CORRECTIONS", "CORE WOUNDS / AXIOMS", "USER MODEL",
+    assert headers == ["CORRECTIONS", "HOW TO READ", "CORE WOUNDS / AXIOMS", "USER MODEL",
                        "RECENT SALIENT EVENTS", "OPEN"][:len(headers)]
     assert out["tokens"] <= 2000
 

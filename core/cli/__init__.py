@@ -24,6 +24,9 @@ COMMAND_MODULES = [
     "core.cli.curate_cmds",   # merges list/approve/reject, glossary list/add/apply
     "core.cli.edit_cmds",     # emotions, retext, entity, merge, split, link
     "core.cli.recall_cmds",   # recalls [show ID | settings]: the recall log
+    "core.cli.privacy_cmds",  # encrypt, decrypt, rekey, policy
+    "core.cli.upkeep_cmds",   # storylines, upkeep, upkeep-settings, questions, gaps, review,
+                              # restore
 ]
 
 

@@ -14,13 +14,19 @@ from core.files import read_input
 from core.memory import Memory, default_db_path, demo_corpus_path
 
 
-def open_memory(args: argparse.Namespace, *, create: bool = False, path: str | None = None
-                ) -> Memory:
-    return Memory.open(path or args.db or default_db_path(), create=create)
+def open_memory(args: argparse.Namespace, *, create: bool = False, path: str | None = None,
+                read_only: bool = False, encrypt: bool = False) -> Memory:
+    """The memory of --db; an encrypted one asks for its passphrase ($PULSE_PASSPHRASE, else
+    the terminal) only when it turns out to be encrypted."""
+    target = path or args.db or default_db_path()
+    return Memory.open(target, create=create, read_only=read_only, encrypt=encrypt,
+                       passphrase=Memory.passphrase_prompt(target, confirm=encrypt))
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("init", help="create an empty memory (idempotent)")
+    p.add_argument("--encrypt", action="store_true",
+                   help="encrypt it (passphrase: $PULSE_PASSPHRASE, else asked twice)")
     p.set_defaults(handler=cmd_init)
 
     p = sub.add_parser("demo", help="build the demo memory (a fictional person), offline")
@@ -30,6 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("retrieve", help="ranked events with a per-term breakdown")
     p.add_argument("query", nargs="?")
     add_query_options(p)
+    p.add_argument("--storylines", action="store_true",
+                   help="one entry per storyline: its summary, dates and best member")
     p.add_argument("--batch", metavar="FILE", help="JSON Lines of queries ('-' for stdin)")
     p.add_argument("--log", action="store_true",
                    help="write this retrieval to the recall log (client \"cli\")")
@@ -109,10 +117,22 @@ def query_options(args: argparse.Namespace) -> dict[str, Any]:
 # -- handlers ---------------------------------------------------------------------------------
 
 def cmd_init(args: argparse.Namespace) -> int:
-    with open_memory(args, create=True) as memory:
-        emit(args, {"db": str(memory.path), "schema_version": memory.stats()["schema_version"]},
-             f"memory ready at {memory.path}")
+    target = args.db or default_db_path()
+    if args.encrypt and not Memory.is_encrypted(target) and _has_content(target):
+        raise PulseError(f"{target}: a plain memory is already there; encrypt it with "
+                         "`pulse encrypt`")
+    with open_memory(args, create=True, encrypt=args.encrypt) as memory:
+        emit(args, {"db": str(memory.path), "schema_version": memory.stats()["schema_version"],
+                    "encrypted": memory.encrypted},
+             f"{'encrypted ' if memory.encrypted else ''}memory ready at {memory.path}")
     return 0
+
+
+def _has_content(path: Any) -> bool:
+    from pathlib import Path
+
+    path = Path(path)
+    return path.exists() and path.stat().st_size > 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -130,13 +150,15 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
     if not args.query:
         raise PulseError("give a QUERY or --batch FILE")
     with open_memory(args) as memory:
-        out = memory.retrieve(args.query, log="cli" if args.log else None, **query_options(args))
-    emit(args, out, _human_results(out))
+        out = memory.retrieve(args.query, storylines=args.storylines,
+                              log="cli" if args.log else None, **query_options(args))
+    emit(args, out, _human_storylines(out) if args.storylines else _human_results(out))
     return 0
 
 
 def _retrieve_batch(args: argparse.Namespace) -> int:
-    allowed = {"query", "top_k", "scorer", "state", "now", "chain", "domains", "abstain"}
+    allowed = {"query", "top_k", "scorer", "state", "now", "chain", "domains", "abstain",
+               "storylines"}
     failed = 0
     with open_memory(args) as memory:
         for number, line in enumerate(read_input(args.batch, what="batch").splitlines(), start=1):
@@ -176,6 +198,20 @@ def _human_results(out: dict[str, Any]) -> str:
         lines.append(f"{rank:>3}. {r['score']:.4f}  #{r['id']}{key} {r['ts'][:10]}  "
                      f"{r['title']}{via}")
     if not out["results"]:
+        lines.append("  (no results)")
+    return "\n".join(lines)
+
+
+def _human_storylines(out: dict[str, Any]) -> str:
+    lines = [f"{out['scorer']} · {out['query']!r} · now {out['now']} · by storyline"]
+    for rank, s in enumerate(out["storylines"], start=1):
+        span = s["span"]["from"][:10] if s["span"]["from"] == s["span"]["to"] else \
+            f"{s['span']['from'][:10]} – {s['span']['to'][:10]}"
+        size = f", {s['size']} events" if s["size"] > 1 else ""
+        lines.append(f"{rank:>3}. {s['score']:.4f}  {s['storyline']} ({span}{size})  {s['title']}")
+        if s["kind"] != "event":
+            lines.append(f"       {s['summary']}")
+    if not out["storylines"]:
         lines.append("  (no results)")
     return "\n".join(lines)
 

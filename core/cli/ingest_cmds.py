@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import argparse
 
+from core.cli.engine_cmds import open_memory
 from core.cli.output import Progress, emit
 from core.errors import PulseError
-from core.memory import Memory, default_db_path
+from core.memory import Memory
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -43,7 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    with Memory.open(args.db or default_db_path(), create=True) as memory:
+    with open_memory(args, create=True) as memory:
         formats = [args.format if args.format != "auto" else memory.detect_format(f)
                    for f in args.files]
         if all(f == "corpus" for f in formats):

@@ -7,14 +7,15 @@ import argparse
 import sys
 from typing import Any
 
+from core.cli.engine_cmds import open_memory
 from core.cli.output import emit
 from core.errors import PulseError
 from core.files import read_input
-from core.memory import Memory, default_db_path
+from core.memory import Memory
 
 
 def _open(args: argparse.Namespace, **kw: Any) -> Memory:
-    return Memory.open(args.db or default_db_path(), **kw)
+    return open_memory(args, **kw)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -117,7 +118,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     target = args.replay_db or args.db
     if not target:
         raise PulseError("give the memory to build: pulse replay JOURNAL --db NEW")
-    out = Memory.replay(args.journal, target)
+    out = Memory.replay(args.journal, target, Memory.passphrase_prompt(args.journal))
     emit(args, out, f"{target}: {out['applied']} rows replayed, {out['already_present']} already "
                     f"there (journal head {out['head']})")
     return 0

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,6 +18,7 @@ from core.errors import PulseError, ValidationError
 from core.ingest.pipeline import _merge_changes, norm_name, ranked_weight, salience_of
 from core.store.changes import row_dict
 from core.store.commands import execute, next_id, transaction
+from core.store.sqlite import sqlite3
 
 FICTION_KINDS = ("fictional_character", "fictionalized_self", "narrative_device")
 MAX_NAME = 200

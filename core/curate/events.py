@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,6 +19,7 @@ from core.errors import PulseError, ValidationError
 from core.store import records
 from core.store.changes import row_dict
 from core.store.commands import execute, next_id, transaction
+from core.store.sqlite import sqlite3
 
 MAX_TITLE = 300
 MAX_DESCRIPTION = 20_000

@@ -9,7 +9,6 @@ kind per ordered pair.
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
 from core import beliefs
@@ -17,6 +16,7 @@ from core.errors import InvariantError, PulseError, ValidationError
 from core.store import records
 from core.store.changes import row_dict
 from core.store.commands import execute, next_id, transaction
+from core.store.sqlite import sqlite3
 
 MAX_RELATION_KIND = 80
 MAX_CONTEXT = 2000

@@ -51,17 +51,37 @@ def safe_json(value: Any) -> str:
 
 # -- data --------------------------------------------------------------------------------------
 
-def page_data(memory: Any, *, domains: Any = None, redact: bool = False,
+def page_data(memory: Any, *, domains: Any = None, redact: bool | str | None = False,
               include_events: bool = True, seed: int = DEFAULT_SEED,
               title: str | None = None) -> dict[str, Any]:
-    """Everything the page shows, as one JSON-able dict (format ``pulse-graph/1``)."""
+    """Everything the page shows, as one JSON-able dict (format ``pulse-graph/1``).
+
+    `redact`: False/None is the owner's own view (the app's Graph tab: everything as stored);
+    a level of core/export/redaction.py (names | no-event-text | titles-only; True means
+    no-event-text) is a page that leaves the owner's view: policies and boundaries apply."""
+    from core.export.redaction import check_level, redact_graph, redact_observations
+    from core.privacy.outside import OutsideView
+
+    level = "no-event-text" if redact is True else (check_level(redact) if redact else None)
     graph = build_graph(memory, include_events=include_events, domains=domains)
+    withheld: dict[str, int] = {}
+    view = None
+    if level is not None:
+        view = OutsideView(getattr(memory, "conn", memory))
+        withheld = redact_graph(graph, view, level)
     positions = layout(graph, seed=seed)
-    observations = {} if redact else observation_texts(memory, graph)
+    observations = observation_texts(memory, graph) if level in (None, "names") else {}
+    if view is not None:
+        observations = redact_observations(observations, view, level)
     if title is None:
         path = getattr(memory, "path", None)
         title = f"Pulse memory · {Path(path).name}" if path else "Pulse memory"
-    return graph_data(graph, positions, observations=observations, redact=redact, title=title)
+    data = graph_data(graph, positions, observations=observations,
+                      redact=level not in (None, "names"), title=title)
+    data["meta"]["redaction"] = level
+    if withheld:
+        data["meta"]["withheld"] = withheld
+    return data
 
 
 def graph_data(graph: nx.MultiDiGraph, positions: dict[Any, tuple[float, float]], *,
@@ -165,13 +185,22 @@ def render_page(graph_data: dict[str, Any]) -> str:
 
 
 def export_html(memory: Any, out_path: str | os.PathLike[str], *, domains: Any = None,
-                redact: bool = False, include_events: bool = True,
-                seed: int = DEFAULT_SEED) -> dict[str, Any]:
-    """Write the standalone viewer for `memory` to `out_path` (atomically); return a summary."""
+                redact: bool | str = "names", include_events: bool = True,
+                seed: int = DEFAULT_SEED, lock: str | None = None) -> dict[str, Any]:
+    """Write the standalone viewer for `memory` to `out_path` (atomically); return a summary.
+    An export leaves the owner's view: policies always apply, `redact` is the level (names |
+    no-event-text | titles-only). `lock` (a passphrase) writes a page holding only ciphertext
+    (core/export/locked.py)."""
     started = time.perf_counter()
-    data = page_data(memory, domains=domains, redact=redact, include_events=include_events,
+    level = "no-event-text" if redact is True else ("names" if not redact else redact)
+    data = page_data(memory, domains=domains, redact=level, include_events=include_events,
                      seed=seed)
-    page = render_page(data)
+    if lock is not None:
+        from core.export.locked import render_locked_page
+
+        page = render_locked_page(data, lock)
+    else:
+        page = render_page(data)
     out = Path(out_path)
     refuse_if_held(out, "overwritten")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -185,6 +214,8 @@ def export_html(memory: Any, out_path: str | os.PathLike[str], *, domains: Any =
         raise
     counts = data["meta"]["counts"]
     return {"path": str(out), "bytes": out.stat().st_size, **counts,
-            "domains": data["meta"]["domains"], "redacted": bool(redact),
+            "domains": data["meta"]["domains"], "redaction": data["meta"]["redaction"],
+            "redacted": data["meta"]["redaction"] != "names", "locked": lock is not None,
+            "withheld": data["meta"].get("withheld", {}),
             "include_events": bool(include_events), "physics": data["meta"]["physics"],
             "seconds": round(time.perf_counter() - started, 3)}

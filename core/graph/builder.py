@@ -10,7 +10,6 @@ classes it touches, for filtering); every edge carries ``type`` (relation | ment
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
@@ -19,6 +18,7 @@ import networkx as nx
 
 from core.beliefs import DOMAINS, domain_list
 from core.errors import ValidationError
+from core.store.sqlite import sqlite3
 
 ENTITY_PREFIX = "en:"
 EVENT_PREFIX = "ev:"
@@ -118,7 +118,8 @@ def build_graph(memory_or_conn: Any, *, include_events: bool = False,
             "SELECT id, key, title, description, ts, sentiment, sentiment_label,"
             " emotional_weight, intensity, belief_class, confidence_floor, archivable,"
             " provenance, domain, user_flag, source_observation FROM events"
-            f" WHERE domain IN ({marks}) AND absorbed_into IS NULL ORDER BY ts, id", keep):
+            f" WHERE domain IN ({marks}) AND absorbed_into IS NULL AND archived = 0"
+            f" ORDER BY ts, id", keep):
         events[int(vid)] = {
             "id": event_node(vid), "db_id": int(vid), "key": key, "title": title,
             "description": description or "", "ts": ts, "sentiment": float(sentiment),

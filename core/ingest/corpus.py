@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
@@ -15,12 +14,15 @@ from core import beliefs
 from core.emotion.plutchik import EMOTIONS
 from core.errors import ValidationError, shown
 from core.files import read_text
+from core.privacy.policy import POLICIES, Person, Policies, name_pattern
 from core.store import records
 from core.store.commands import transaction
+from core.store.sqlite import sqlite3
 
 FORMAT = "pulse-corpus/1"
 TOP_KEYS = {"format", "now", "entities", "relations", "events", "facts"}
-ENTITY_KEYS = {"key", "name", "kind", "aliases", "domain", "is_self"}
+ENTITY_KEYS = {"key", "name", "kind", "aliases", "domain", "policy", "role_label",
+               "do_not_probe", "is_self"}
 RELATION_KEYS = {"from", "to", "kind", "strength"}
 EVENT_KEYS = {"key", "title", "description", "ts", "belief_class", "confidence_floor",
               "archivable", "user_flag", "domain", "sentiment", "sentiment_label", "emotions",
@@ -127,11 +129,18 @@ def validate(data: Any, source: str = "corpus") -> dict[str, Any]:
         if key in entity_keys:
             raise ValidationError(f"{c.label}: duplicate key")
         entity_keys.add(key)
-        entities.append({"key": key, "name": c.text("name"),
-                         "kind": c.choice("kind", beliefs.ENTITY_KINDS, "thing"),
-                         "aliases": c.string_list("aliases"),
-                         "domain": c.choice("domain", beliefs.DOMAINS, "real"),
-                         "is_self": bool(c.flag("is_self", 0))})
+        entity = {"key": key, "name": c.text("name"),
+                  "kind": c.choice("kind", beliefs.ENTITY_KINDS, "thing"),
+                  "aliases": c.string_list("aliases"),
+                  "domain": c.choice("domain", beliefs.DOMAINS, "real"),
+                  "policy": c.choice("policy", POLICIES, "full"),
+                  "role_label": " ".join(c.text("role_label").split()),
+                  "do_not_probe": bool(c.flag("do_not_probe", 0)),
+                  "is_self": bool(c.flag("is_self", 0))}
+        if entity["policy"] == "redact" and not entity["role_label"]:
+            raise ValidationError(f"{c.label}: policy redact needs a role_label "
+                                  "(e.g. \"[ex-partner]\")")
+        entities.append(entity)
 
     relations = []
     for i, item in enumerate(data.get("relations", [])):
@@ -227,7 +236,12 @@ def import_plan(conn: sqlite3.Connection, plan: dict[str, Any], *, captured_at: 
                 embed: Callable[[list[str]], list[records.Vector]],
                 tag: Callable[[list[str]], list[records.Emotions]],
                 actor: str = "import") -> dict[str, Any]:
-    """Write a validated plan in one transaction. Keys already present are kept, not doubled."""
+    """Write a validated plan in one transaction. Keys already present are kept, not doubled.
+    Policies (the memory's and the file's own entities') are applied before anything is
+    embedded or written: no_capture people's events, facts and relations are left out (and
+    counted), the others' text passes the gate (core/privacy/policy.py)."""
+    gate = _corpus_policies(conn, plan)
+    plan, withheld = _gated(plan, gate)
     new_events = [e for e in plan["events"]
                   if conn.execute("SELECT 1 FROM events WHERE key = ?", (e["key"],)).fetchone() is None]
     new_texts = [records.embedding_text(e["title"], e["description"]) for e in new_events]
@@ -247,7 +261,9 @@ def import_plan(conn: sqlite3.Connection, plan: dict[str, Any], *, captured_at: 
                 continue
             entity_ids[ent["key"]] = records.add_entity(
                 conn, actor=actor, name=ent["name"], kind=ent["kind"], key=ent["key"],
-                aliases=ent["aliases"], domain=ent["domain"], is_self=ent["is_self"])
+                aliases=ent["aliases"], domain=ent["domain"], policy=ent["policy"],
+                role_label=ent["role_label"], do_not_probe=ent["do_not_probe"],
+                is_self=ent["is_self"])
             summary["entities"] += 1
         for rel in plan["relations"]:
             exists = conn.execute(
@@ -294,4 +310,67 @@ def import_plan(conn: sqlite3.Connection, plan: dict[str, Any], *, captured_at: 
             records.add_fact(conn, actor=actor, entity_id=entity_ids[fact["entity"]],
                              text=fact["text"], confidence=fact["confidence"], belief=belief)
             summary["facts"] += conn.execute("SELECT COUNT(*) FROM facts").fetchone()[0] - before
+        counted = {entity_ids[k] if isinstance(k, str) else k: n for k, n in withheld.items()}
+        records.count_skipped(conn, counted, actor=actor)
+    if withheld:
+        summary["withheld_segments"] = sum(withheld.values())
     return {"format": FORMAT, **summary, "keys": keys}
+
+
+def _corpus_policies(conn: sqlite3.Connection, plan: dict[str, Any]) -> Policies:
+    """The memory's policies, plus those the file gives its own new entities (by key)."""
+    known = Policies.load(conn)
+    people = list(known.people)
+    ids = {p.key for p in people}
+    for ent in plan["entities"]:
+        if ent["key"] in ids or (ent["policy"] == "full" and not ent["do_not_probe"]):
+            continue
+        row = conn.execute("SELECT id FROM entities WHERE key = ?", (ent["key"],)).fetchone()
+        if row is not None:
+            continue               # already in the memory: its stored policy is the one
+        names = [n for n in dict.fromkeys([ent["name"], *ent["aliases"]]) if len(n.strip()) >= 2]
+        people.append(Person(ent["key"], ent["key"], ent["name"], names, ent["policy"],
+                             ent["role_label"], ent["do_not_probe"], name_pattern(names)))
+    return Policies(people)
+
+
+def _gated(plan: dict[str, Any], gate: Policies) -> tuple[dict[str, Any], dict[Any, int]]:
+    """The plan with the gate applied; {entity id or key: segments left out}."""
+    if not gate.by_policy:
+        return plan, {}
+    silenced = {p.key for p in gate.by_policy.get("no_capture", []) if p.key}
+    withheld: dict[Any, int] = {}
+    events = []
+    for ev in plan["events"]:
+        who = [k for k in ev["entities"] if k in silenced]
+        if who:
+            withheld[_person_ref(gate, who[0])] = withheld.get(_person_ref(gate, who[0]), 0) + 1
+            continue
+        title = gate.gate(ev["title"])
+        description = gate.gate(ev["description"]) if ev["description"] else None
+        for part in (title, description):
+            for pid, n in (part.skipped if part else {}).items():
+                withheld[pid] = withheld.get(pid, 0) + n
+        if title.text is None:
+            continue
+        events.append({**ev, "title": title.text,
+                       "description": description.text or "" if description else ""})
+    kept = {e["key"] for e in events}
+    events = [{**e, "parents": [p for p in e["parents"] if p in kept]} for e in events]
+    facts = []
+    for fact in plan["facts"]:
+        if fact["entity"] in silenced:
+            ref = _person_ref(gate, fact["entity"])
+            withheld[ref] = withheld.get(ref, 0) + 1
+            continue
+        text = gate.gate(fact["text"])
+        if text.text is not None:
+            facts.append({**fact, "text": text.text})
+    relations = [r for r in plan["relations"] if r["from"] not in silenced
+                 and r["to"] not in silenced]
+    return {**plan, "events": events, "facts": facts, "relations": relations}, withheld
+
+
+def _person_ref(gate: Policies, key: str) -> Any:
+    person = next(p for p in gate.people if p.key == key)
+    return person.id

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from collections.abc import Mapping, Sequence, Set
 from typing import Any
 
 from core.ingest import names as name_rules
 from core.ingest.formats import Message
+from core.store.sqlite import sqlite3
 
 FICTION_DOMAINS = ("fiction_content", "fiction_meta", "meta_authorial")
 CUES = re.compile(

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,6 +13,7 @@ from core.errors import PulseError
 from core.ingest.store_view import norm_name
 from core.store.changes import row_dict
 from core.store.commands import execute, transaction
+from core.store.sqlite import sqlite3
 
 SALIENCE_SCALE = 2.0         # salience = 1 - exp(-Σ intensity / this): 3 vivid mentions ≈ 0.65
 

@@ -605,6 +605,9 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
 
         runner = LLMRunner(memory, extractor)
     cancelled = False
+    from core.privacy.gate import PolicyGate
+
+    gate = PolicyGate(memory)
     for path, kind, messages in parsed:
         if cancelled:
             results.append({"file": str(path), "format": kind, "cancelled": True})
@@ -651,6 +654,10 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
             if _cancelled(cancel):
                 cancelled = True
                 break
+            msg = gate.apply(msg)
+            if msg is None:                  # a no_capture person's: only counted
+                tick()
+                continue
             if (msg.source_kind, msg.source_id) in batch_keys:
                 if not flush():
                     cancelled = True
@@ -670,7 +677,8 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
                 batch_keys.clear()
         if not cancelled and not flush():
             cancelled = True
-        entry = {"file": str(path), "format": kind, **counts.summary()}
+        entry = {"file": str(path), "format": kind, **counts.summary(),
+                 **gate.flush(memory)}
         if cancelled:
             entry["cancelled"] = True
         if runner is not None:
@@ -689,7 +697,11 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
                 setattr(totals, k, getattr(totals, k) + r[k])
             totals.errors += r["errors"]
     summary["total"] = totals.summary()
+    withheld = sum(r.get("withheld_segments", 0) for r in results)
+    if withheld:
+        summary["total"]["withheld_segments"] = withheld
     return summary
+
 
 
 def remember(memory: Any, text: str, ts: str | None = None, *, extractor: str = "offline",
@@ -700,6 +712,15 @@ def remember(memory: Any, text: str, ts: str | None = None, *, extractor: str = 
         raise ValidationError("remember: the note is empty")
     when = formats.parse_ts(ts, "remember: ts") if ts is not None else _now_iso()
     msg = formats.Message("remember", records.content_hash(text)[:16], text.strip(), when)
+    from core.privacy.gate import PolicyGate
+
+    gate = PolicyGate(memory)
+    gated = gate.apply(msg)
+    if gated is None:
+        gate.flush(memory)
+        return {"duplicate": False, "withheld": True, "events": [], "entities": [],
+                "new_entities": [], "distilled": []}
+    msg = gated
     writer = Writer(memory, actor=actor)
     state, version = writer.status(msg)
     if state == "duplicate":

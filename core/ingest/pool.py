@@ -117,22 +117,22 @@ class PoolLinks:
         return self._promote(members, mean_i, counts)
 
     def _promote(self, members: list[PoolItem], mean_i: float, counts: Counts) -> int:
+        from core.ingest.pipeline import _head
         from core.store.commands import next_id
+        from core.storylines.patterns import pattern_text
+        from core.storylines.summarise import Member
 
         conn = self.conn
         speaker = members[-1].speaker
-        words: dict[str, int] = {}
-        for p in members:
-            for w in p.topic:
-                words[w] = words.get(w, 0) + 1
-        top = [w for w, _ in sorted(words.items(), key=lambda kv: (-kv[1], kv[0]))[:3]]
-        title = (f"{speaker}: " if speaker else "") + "recurring — " + ", ".join(top)
-        description = "\n".join(p.description for p in members)
-        text = f"{title}\n{description}".strip()
         # The members' centroid stands for the pattern (embedding the long concatenation costs
         # as much as ~30 turns and dilutes it); `pulse embed --all` replaces it with the text's.
         centroid = np.mean(np.stack([p.vector for p in members]).astype(np.float64), axis=0)
         centroid /= max(float(np.linalg.norm(centroid)), 1e-12)
+        # a readable title and summary, written offline from the members (docs/upkeep.md)
+        title, description = pattern_text(
+            [Member(p.event_id, p.ts, _head(p.description), p.description,
+                    centrality=float(p.vector @ centroid)) for p in members], speaker)
+        text = f"{title}\n{description}".strip()
         vector = records.Vector(self.store.model, centroid.astype(np.float32))
         emotions = self.memory.tag_texts([text])[0]
         domains = [p.domain for p in members]

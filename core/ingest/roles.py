@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.errors import ValidationError
 from core.ingest.formats import Message
+from core.store.sqlite import sqlite3
 
 # Speaker names that only an AI is given (not "Claude" or "Gemini": people are called that).
 ASSISTANT_NAMES = frozenset({"assistant", "ai", "bot", "companion", "chatgpt", "gpt",

@@ -8,7 +8,6 @@ from __future__ import annotations
 import difflib
 import json
 import re
-import sqlite3
 import unicodedata
 from collections import deque
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ import numpy as np
 
 from core.ingest import fiction, offline
 from core.ingest.glossary import glossary_pattern
+from core.store.sqlite import sqlite3
 
 POOL_WINDOW = 400           # clustering looks at the last 400 pooled segments
 LINK_WINDOW = 1000          # a new vivid event links to one of the last 1000

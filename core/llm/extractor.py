@@ -97,8 +97,11 @@ INJECTION = re.compile(
 
 
 def _escape(text: str) -> str:
-    """No text can open or close an untrusted-data block of its own."""
-    return re.sub(r"<(/?)untrusted_", r"&lt;\1untrusted_", text)
+    """No text can open or close an untrusted-data block of its own (core/privacy/frame.py:
+    the one framing mechanism)."""
+    from core.privacy.frame import neutralise
+
+    return neutralise(text, "untrusted_")
 
 
 def wrap_untrusted(text: str, source: str, speaker: str, ts: str, role: str = "") -> str:
@@ -400,12 +403,12 @@ class LLMRunner:
 
     def _call(self, cfg: ModelConfig, job: dict[str, Any], purpose: str, user: str, tool: str,
               description: str, schema: dict[str, Any],
-              validate: Callable[[dict[str, Any]], Any]) -> Any:
+              validate: Callable[[dict[str, Any]], Any], *, system: str = SYSTEM) -> Any:
         """Up to MAX_ATTEMPTS (counted in the job row, across runs); None when the job died."""
         while job["attempts"] < MAX_ATTEMPTS:
             reply = None
             try:
-                reply = providers.call_tool(cfg, system=SYSTEM, user=user, tool=tool,
+                reply = providers.call_tool(cfg, system=system, user=user, tool=tool,
                                             description=description, schema=schema)
                 value = validate(reply.data or {})
                 self._usage(cfg, purpose, reply, True)

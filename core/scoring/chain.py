@@ -9,12 +9,12 @@ allows (its domains), so a chain never carries an event across a domain filter.
 
 from __future__ import annotations
 
-import sqlite3
 from collections import defaultdict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from core.scoring.index import current_rev
+from core.store.sqlite import sqlite3
 
 
 @dataclass

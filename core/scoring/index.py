@@ -8,13 +8,13 @@ extension loading, which this platform's Python sqlite3 cannot do.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 
 import numpy as np
 
 from core.beliefs import BELIEF_CLASSES, DOMAINS
 from core.emotion.plutchik import EMOTIONS
+from core.store.sqlite import sqlite3
 
 CLASS_CODES = {name: i for i, name in enumerate(BELIEF_CLASSES)}
 DOMAIN_CODES = {name: i for i, name in enumerate(DOMAINS)}
@@ -88,7 +88,7 @@ def load_index(conn: sqlite3.Connection, model: str) -> EventIndex:
     """Read every vector of `model` into preallocated arrays, a block of rows at a time, so the
     peak is one matrix and not a list of rows plus a joined copy (1M × 384 is 1.5 GB)."""
     rev = current_rev(conn)
-    where = " WHERE v.model = ? AND e.absorbed_into IS NULL"
+    where = " WHERE v.model = ? AND e.absorbed_into IS NULL AND e.archived = 0"
     join = " FROM event_embeddings v JOIN events e ON e.id = v.event_id"
     n, dim = conn.execute(f"SELECT COUNT(*), MAX(v.dim){join}{where}", (model,)).fetchone()
     n, dim = int(n), int(dim or 0)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 import re
-import sqlite3
 from collections.abc import Sequence
+
+from core.store.sqlite import sqlite3
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -51,7 +52,7 @@ def bm25_search(conn: sqlite3.Connection, query: str, limit: int,
     weights = "".join(f", {float(w)}" for w in column_weights or ())
     sql = (f"SELECT e.id, -bm25(events_fts{weights}) AS score FROM events_fts"
            " JOIN events e ON e.id = events_fts.rowid"
-           " WHERE events_fts MATCH ? AND e.absorbed_into IS NULL")
+           " WHERE events_fts MATCH ? AND e.absorbed_into IS NULL AND e.archived = 0")
     params: list[object] = [match]
     if domains:
         sql += f" AND e.domain IN ({', '.join('?' * len(domains))})"

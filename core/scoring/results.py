@@ -3,10 +3,11 @@ result's event fields with its breakdown and sources, read in one batch per answ
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
+
+from core.store.sqlite import sqlite3
 
 
 def format_iso(moment: datetime) -> str:

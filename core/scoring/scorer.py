@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -31,6 +30,7 @@ from core.scoring.lexical import TermCounts, bm25_search, term_coverage
 from core.scoring.results import envelope, format_iso, results
 from core.scoring.settings import DEFAULT_SETTINGS, ScorerSettings
 from core.scoring.state import UserState
+from core.store.sqlite import sqlite3
 
 SCORERS = ("pulse", "dense", "v2", "cosine", "bm25")
 ALIASES = {"v3": "dense", "hybrid": "pulse"}
@@ -123,6 +123,10 @@ class Scorer:
         self._term_counts = TermCounts()
 
     # -- public --------------------------------------------------------------------------
+
+    def index(self) -> EventIndex:
+        """The vector index of the memory as it is now (cached until it changes)."""
+        return self._indexes.get(self.conn, self.model)
 
     def retrieve(self, request: Request) -> dict[str, Any]:
         request = request.validated()

@@ -11,8 +11,9 @@ BLOB values travel as {"$b64": "..."} so payloads stay canonical JSON.
 from __future__ import annotations
 
 import base64
-import sqlite3
 from typing import Any
+
+from core.store.sqlite import sqlite3
 
 # Tables a change may never touch: the journal itself, bookkeeping (the recall log: who read
 # what), and FTS internals (kept in sync by triggers). Any other table of the schema is fair

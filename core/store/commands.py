@@ -4,7 +4,6 @@ journal row, in one transaction. The CLI, the app, the MCP server and replay all
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 from core.store import journal
 from core.store.changes import apply_changes
 from core.store.db import begin_immediate
+from core.store.sqlite import sqlite3
 
 
 @contextmanager

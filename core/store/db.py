@@ -7,14 +7,14 @@ pragma (WAL switches write to the file) can change a byte of it.
 from __future__ import annotations
 
 import re
-import sqlite3
 import time
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
 
 from core.errors import BusyError, StoreError, busy_message, is_busy
-from core.store import locks
+from core.store import cipher, locks
+from core.store.sqlite import sqlite3
 
 # 'PULS' — marks a file as a Pulse memory, so another program's SQLite file is never migrated.
 APPLICATION_ID = 0x50554C53
@@ -90,7 +90,7 @@ def _truncated(path: Path) -> bool:
     return change_counter == valid_for and pages * page_size > path.stat().st_size
 
 
-def _inspect(path: Path) -> tuple[int, int, int, frozenset[int]]:
+def _inspect(path: Path, key: str | None = None) -> tuple[int, int, int, frozenset[int]]:
     """(application_id, schema version, number of tables, the migration versions applied), read
     through SQLite without writing.
 
@@ -102,19 +102,21 @@ def _inspect(path: Path) -> tuple[int, int, int, frozenset[int]]:
     for attempt in (1, 2):
         immutable = not held and not Path(f"{path}-wal").exists()
         try:
-            return _read_identity(path, immutable=immutable, page_check=not held)
+            return _read_identity(path, immutable=immutable, page_check=not held, key=key)
         except sqlite3.DatabaseError as exc:
             if attempt == 1 and immutable and Path(f"{path}-wal").exists():
                 continue  # the file changed under the immutable read: read it properly
-            if _truncated(path):
+            if key is not None and "not a database" in str(exc):
+                raise cipher.wrong_passphrase(path) from None
+            if key is None and _truncated(path):
                 raise StoreError(f"{path}: the file is truncated (a damaged or partial copy)"
                                  ) from None
             raise StoreError(f"{path}: not a readable Pulse memory ({exc})") from None
     raise AssertionError("unreachable")
 
 
-def _read_identity(path: Path, *, immutable: bool, page_check: bool
-                   ) -> tuple[int, int, int, frozenset[int]]:
+def _read_identity(path: Path, *, immutable: bool, page_check: bool,
+                   key: str | None = None) -> tuple[int, int, int, frozenset[int]]:
     flags = "&immutable=1" if immutable else ""
     try:
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro{flags}", uri=True,
@@ -122,6 +124,8 @@ def _read_identity(path: Path, *, immutable: bool, page_check: bool
     except sqlite3.Error as exc:
         raise StoreError(f"{path}: cannot open ({exc})") from None
     try:
+        if key is not None:
+            conn.execute(cipher.key_pragma(key))
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
         tables = {
             row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
@@ -148,11 +152,14 @@ def _configure(conn: sqlite3.Connection, read_only: bool) -> None:
         conn.execute("PRAGMA synchronous=NORMAL")
 
 
-def connect(path: str | Path, *, create: bool = False, read_only: bool = False) -> sqlite3.Connection:
+def connect(path: str | Path, *, create: bool = False, read_only: bool = False,
+            passphrase: cipher.Passphrase = None, encrypt: bool = False) -> sqlite3.Connection:
     """Open (and if needed create or migrate) the memory at `path`.
 
-    Raises StoreError with one clear line when the file is missing (and create is False), is not
-    SQLite, belongs to another program, or was written by a newer Pulse. Nothing is changed then.
+    An encrypted memory needs `passphrase` (a string, or a callable asked only then); a new one
+    is created encrypted with `encrypt=True`. Raises StoreError with one clear line when the
+    file is missing (and create is False), is not SQLite, belongs to another program, was
+    written by a newer Pulse, or the passphrase is missing or wrong. Nothing is changed then.
     """
     path = Path(path)
     if path.is_dir():
@@ -160,8 +167,17 @@ def connect(path: str | Path, *, create: bool = False, read_only: bool = False) 
     exists = path.exists() and path.stat().st_size > 0
     if not exists and not create:
         raise StoreError(f"{path}: no memory here (create one with `pulse init` or `pulse demo`)")
+    key = salt = new_salt = secret = None
+    if exists and cipher.is_encrypted(path):
+        salt = cipher.salt_of(path)
+        secret = cipher.resolve(passphrase or cipher.unlocked(path), path)
+        key = cipher.derive(secret, salt)
+    elif not exists and encrypt:
+        salt = new_salt = cipher.new_salt()
+        secret = cipher.resolve(passphrase, path)
+        key = cipher.derive(secret, salt)
     if exists:
-        app_id, version, n_tables, applied = _inspect(path)
+        app_id, version, n_tables, applied = _inspect(path, key)
         if app_id != APPLICATION_ID and n_tables > 0:
             raise StoreError(f"{path}: a SQLite file of another program, not a Pulse memory")
         if version > latest_version():
@@ -172,7 +188,7 @@ def connect(path: str | Path, *, create: bool = False, read_only: bool = False) 
         pending = [v for v, _, _ in migrations() if v not in applied]
         if 0 < version and pending and not read_only:
             backup = path.with_name(f"{path.name}.bak-{version}")
-            _checkpoint_copy(path, backup)
+            _checkpoint_copy(path, backup, key, salt)
     else:
         if not path.parent.exists():
             try:
@@ -190,6 +206,12 @@ def connect(path: str | Path, *, create: bool = False, read_only: bool = False) 
     conn.isolation_level = None  # we issue BEGIN/COMMIT ourselves (one transaction per command)
     conn.row_factory = sqlite3.Row
     try:
+        if key is not None:
+            conn.execute(cipher.key_pragma(key, new_salt))
+            conn.encrypted = True
+            conn.secret = secret        # sealed exports of this memory use the same passphrase
+            cipher.remember_salt(path, salt)
+            cipher.remember_unlocked(path, secret)
         _configure(conn, read_only)
         if not read_only:
             migrate(conn)
@@ -201,19 +223,27 @@ def connect(path: str | Path, *, create: bool = False, read_only: bool = False) 
     return conn
 
 
-def _checkpoint_copy(path: Path, backup: Path) -> None:
+def _checkpoint_copy(path: Path, backup: Path, key: str | None = None,
+                     salt: bytes | None = None) -> None:
     """Copy a consistent snapshot (the WAL folded in) before a migration touches the file.
 
     Through SQLite's backup API only: a plain file copy would open the memory with a plain
-    handle (dropping this process's locks on it) and could copy a half-checkpointed file."""
+    handle (dropping this process's locks on it) and could copy a half-checkpointed file.
+    An encrypted memory's backup is encrypted with the same key (it opens with the same
+    passphrase)."""
     try:
         src = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
                               timeout=BUSY_TIMEOUT_MS / 1000)
+        if key is not None:
+            src.execute(cipher.key_pragma(key))
     except sqlite3.Error as exc:
         raise StoreError(f"{path}: cannot back it up before migrating ({exc}); nothing was "
                          "changed") from None
     try:
+        backup.unlink(missing_ok=True)   # an older backup of the same version is replaced whole
         dst = sqlite3.connect(str(backup))
+        if key is not None:
+            dst.execute(cipher.key_pragma(key, salt))
         try:
             with dst:
                 src.backup(dst)
@@ -243,12 +273,12 @@ def applied_versions(conn: sqlite3.Connection) -> set[int]:
 
 
 def migrate(conn: sqlite3.Connection) -> int:
-    """Apply every migration the file has not had, in number order, each in its own
-    transaction; returns the new version. A number below the file's latest can still be
-    pending: migrations written on parallel branches land in either order (004 after 006)."""
-    applied = applied_versions(conn)
+    """Apply every migration not yet applied, each in its own transaction, in order. Returns
+    the new version. Numbers are reserved per piece of work and may land out of order (007
+    before 006): a missing one is applied even when a higher one already is."""
+    done = applied_versions(conn)
     for version, name, sql in migrations():
-        if version in applied:
+        if version in done:
             continue
         begin_immediate(conn)
         try:
@@ -268,7 +298,7 @@ def migrate(conn: sqlite3.Connection) -> int:
         except Exception:
             conn.execute("ROLLBACK")
             raise
-        applied.add(version)
+        done.add(version)
     return schema_version(conn)
 
 

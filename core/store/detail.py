@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
+
+from core.store.sqlite import sqlite3
 
 
 def event_detail(conn: sqlite3.Connection, event_id: int) -> dict[str, Any]:

@@ -4,10 +4,10 @@ vectors, links — and not wall-clock bookkeeping, so a replay or a re-run impor
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 
 from core.store.changes import encode_value, is_internal, table_keys
 from core.store.journal import canonical_json
+from core.store.sqlite import sqlite3
 
 # Columns that record when something was written, not what the memory says.
 WALL_CLOCK_COLUMNS: dict[str, set[str]] = {
@@ -18,12 +18,18 @@ WALL_CLOCK_COLUMNS: dict[str, set[str]] = {
 # Tables that hold process bookkeeping (job states, usage metrics, the recall log of who read
 # what), not memory.
 NON_MEMORY_TABLES: set[str] = {"ingest_jobs", "llm_usage", "recall_log", "recall_log_events"}
+# Derived text a read may (re)write: a storyline's summary is written when the storyline is
+# first shown after a change (core/storylines/store.py). Journaled like any change, but what
+# the memory says is in its members, so reading a storyline never moves the digest and an undo
+# still restores it.
+DERIVED_TABLES: set[str] = {"storylines"}
 
 
 def memory_tables(conn: sqlite3.Connection) -> list[str]:
     names = [r[0] for r in conn.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
-    return [n for n in names if not is_internal(n) and n not in NON_MEMORY_TABLES]
+    return [n for n in names if not is_internal(n) and n not in NON_MEMORY_TABLES
+            and n not in DERIVED_TABLES]
 
 
 def digest(conn: sqlite3.Connection) -> str:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
+
+from core.store.sqlite import sqlite3
 
 REDACTED_MARKER = {"redacted": True}
 

@@ -16,13 +16,13 @@ opened it.
 from __future__ import annotations
 
 import os
-import sqlite3
 import sys
 import threading
 import weakref
 from pathlib import Path
 
 from core.errors import PulseError
+from core.store.sqlite import sqlite3
 
 SIDE_FILES = ("", "-wal", "-shm", "-journal")
 
@@ -42,6 +42,8 @@ class TrackedConnection(sqlite3.Connection):
     """A sqlite3 connection that counts itself in the registry while it is open."""
 
     _pulse_token: list | None = None
+    encrypted = False            # keyed (an encrypted memory): set by db.connect
+    secret: str | None = None    # its passphrase, kept in this process only (sealed exports)
 
     def track(self, path: str | Path) -> None:
         key = file_key(path)

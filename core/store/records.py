@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +17,7 @@ from core.emotion.plutchik import EMOTIONS
 from core.errors import ConflictError, InvariantError, PulseError
 from core.store.changes import encode_row, encode_value, row_dict
 from core.store.commands import execute, next_id, transaction
+from core.store.sqlite import sqlite3
 
 
 def text_hash(title: str, description: str) -> str:
@@ -119,7 +119,8 @@ def add_entity(conn: sqlite3.Connection, *, actor: str, name: str, kind: str,
                key: str | None = None, aliases: Sequence[str] = (), domain: str = "real",
                salience: float = 0.5, emotional_weight: float = 0.0,
                first_seen: str | None = None, last_seen: str | None = None,
-               is_self: bool = False, description: str = "") -> int:
+               is_self: bool = False, description: str = "", policy: str = "full",
+               role_label: str = "", do_not_probe: bool = False) -> int:
     label = f"entity {key or name!r}"
     if kind not in beliefs.ENTITY_KINDS:
         raise InvariantError(f"{label}: unknown kind {kind!r}")
@@ -131,10 +132,30 @@ def add_entity(conn: sqlite3.Connection, *, actor: str, name: str, kind: str,
                "aliases": json.dumps(list(aliases), ensure_ascii=False), "domain": domain,
                "salience": float(salience), "emotional_weight": float(emotional_weight),
                "first_seen": first_seen, "last_seen": last_seen, "is_self": int(is_self),
-               "do_not_probe": 0, "description": description}
+               "do_not_probe": int(do_not_probe), "description": description}
+        if policy != "full" or role_label:   # schema 7 (docs/privacy.md); default rows as before
+            row.update(policy=policy, role_label=role_label)
         execute(conn, actor=actor, op="entity.add", subject=f"entity:{entity_id}",
                 changes=[{"t": "entities", "a": "insert", "row": row}])
     return entity_id
+
+
+def count_skipped(conn: sqlite3.Connection, counts: Mapping[int, int], *,
+                  actor: str = "import") -> int | None:
+    """Add to entities.skipped_segments what an import left out under no_capture (journaled:
+    the count is all that is kept of them)."""
+    changes = []
+    for entity_id, n in sorted(counts.items()):
+        row = conn.execute("SELECT skipped_segments FROM entities WHERE id = ?",
+                           (entity_id,)).fetchone()
+        if row is None or n <= 0:
+            continue
+        changes.append({"t": "entities", "a": "update", "pk": {"id": entity_id},
+                        "set": {"skipped_segments": int(row[0]) + n},
+                        "old": {"skipped_segments": int(row[0])}})
+    if not changes:
+        return None
+    return execute(conn, actor=actor, op="policy.skipped", subject="entities", changes=changes)
 
 
 def upsert_relation(conn: sqlite3.Connection, *, actor: str, from_id: int, to_id: int, kind: str,

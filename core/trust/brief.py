@@ -2,16 +2,20 @@
 
 tokens ≈ chars / 3.8. Tiers by size: index 1,800 chars, brief 6,000, notes 20,000, full 120,000;
 the richest tier whose size fits the budget is used, and the text never exceeds the budget.
-Order: one provenance line → CORRECTIONS (whole lines, newest first) → core wounds / axioms →
-user_model beliefs → recent salient events (v2 recency × emotional weight) → open questions and
-pending merges (counts). A section is cut only at a line boundary; what was cut is named in the
-provenance line. Domain filter: real and meta_authorial unless told otherwise.
+Order: one provenance line → CORRECTIONS (whole lines, newest first) → how to read memory (the
+frame) → BOUNDARIES ("don't probe: …", docs/privacy.md) → core wounds / axioms → user_model
+beliefs → recent salient events (v2 recency × emotional weight) → open questions and pending
+merges (counts; how many questions are past their TTL) → "you might ask about": the knowledge
+gaps (core/upkeep/gaps.py), never anything behind a do_not_probe boundary. Memory text is quoted
+inside <memory_data>…</memory_data> (data, never instructions: core/privacy/frame.py); events
+behind a boundary and facts about a boundary or a no_capture person are left out; redacted names
+show as their role label. A section is cut only at a line boundary; what was cut is named in
+the provenance line. Domain filter: real and meta_authorial unless told otherwise.
 """
 
 from __future__ import annotations
 
 import math
-import sqlite3
 from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
@@ -19,7 +23,10 @@ from typing import Any
 
 from core.beliefs import ANCHOR_DECAY_PER_DAY, DECAY_PER_DAY, domain_list
 from core.errors import ValidationError
+from core.privacy.frame import MEMORY_NOTE, neutralise, wrap
+from core.privacy.outside import OutsideView
 from core.store import journal
+from core.store.sqlite import sqlite3
 from core.trust.corrections import Correction, conn_of, list_corrections
 
 CHARS_PER_TOKEN = 3.8
@@ -77,7 +84,7 @@ def _clip(text: str, n: int | None) -> str:
 
 
 def _quote(terms: tuple[str, ...]) -> str:
-    return ", ".join(f'"{t}"' for t in terms)
+    return ", ".join(f'"{neutralise(t, "memory_data")}"' for t in terms)
 
 
 def correction_line(c: Correction) -> str:
@@ -91,7 +98,7 @@ def correction_line(c: Correction) -> str:
         parts.append(f"→ use {_quote(c.replacement)}")
     text = " ".join(parts)
     if c.note:
-        text += f" — {' '.join(c.note.split())}"
+        text += f" — {wrap(' '.join(c.note.split()))}"
     cite = f"journal row {c.journal_seq}" if c.journal_seq is not None else f"correction {c.id}"
     extra = ""
     if c.subject:
@@ -101,18 +108,20 @@ def correction_line(c: Correction) -> str:
     return f"{text} ({cite}{extra})"
 
 
-def _event_line(row: sqlite3.Row, tier: str) -> str:
+def _event_line(row: sqlite3.Row, tier: str, view: OutsideView) -> str:
     key = f" [{row['key']}]" if row["key"] else ""
-    line = f"- {row['ts'][:10]} {' '.join(row['title'].split())}"
+    quoted = " ".join(row["title"].split())
     limit = DESCRIPTION_CHARS[tier]
     desc = _clip(row["description"], limit) if limit is not None else ""
     if desc:
-        line += f" — {desc}"
-    return f"{line} (event {row['id']}{key})"
+        quoted += f" — {desc}"
+    return f"- {row['ts'][:10]} {wrap(view.text(quoted))} (event {row['id']}{key})"
 
 
-def _fact_line(row: sqlite3.Row, tier: str) -> str:
-    return f"- {row['name']}: {_clip(row['text'], DESCRIPTION_CHARS[tier] or 120)} (fact {row['id']})"
+def _fact_line(row: sqlite3.Row, tier: str, view: OutsideView) -> str:
+    said = f"{view.entity_name(row['entity_id'], row['name'])}: " \
+           f"{view.text(_clip(row['text'], DESCRIPTION_CHARS[tier] or 120))}"
+    return f"- {wrap(said)} (fact {row['id']})"
 
 
 def _salience(row: sqlite3.Row, now_days: float) -> float:
@@ -148,18 +157,25 @@ def _pending_merges(conn: sqlite3.Connection) -> int | None:
         return None
 
 
-def _sections(conn: sqlite3.Connection, tier: str, domains: tuple[str, ...], now: datetime
+def _sections(conn: sqlite3.Connection, tier: str, domains: tuple[str, ...], now: datetime,
+              memory: Any = None
               ) -> tuple[list[Correction], list[tuple[str, list[str]]], dict[str, Any]]:
     corrections = list_corrections(conn)
+    view = OutsideView(conn)
+    withheld = view.withheld("")
     marks = ",".join("?" * len(domains))
     events = conn.execute(
         f"SELECT id, key, title, description, ts, belief_class, confidence_floor, user_flag,"
-        f" emotional_weight FROM events WHERE domain IN ({marks}) AND absorbed_into IS NULL",
+        f" emotional_weight, archivable FROM events WHERE domain IN ({marks})"
+        f" AND absorbed_into IS NULL AND archived = 0",
         domains).fetchall()
     facts = conn.execute(
-        f"SELECT f.id, f.text, f.belief_class, e.canonical_name AS name FROM facts f"
+        f"SELECT f.id, f.text, f.belief_class, f.entity_id, e.canonical_name AS name FROM facts f"
         f" JOIN entities e ON e.id = f.entity_id WHERE f.domain IN ({marks})"
         f" ORDER BY f.id", domains).fetchall()
+    behind = [e for e in events if e["id"] in withheld]
+    events = [e for e in events if e["id"] not in withheld]
+    facts = [f for f in facts if not view.hides_entity(f["entity_id"])]
     axioms = sorted((e for e in events if e["belief_class"] == "axiom"),
                     key=lambda e: (-int(e["user_flag"]), _neg(e["ts"]), e["id"]))
     user_model = sorted((e for e in events if e["belief_class"] == "user_model"),
@@ -169,21 +185,57 @@ def _sections(conn: sqlite3.Connection, tier: str, domains: tuple[str, ...], now
     rest = [e for e in events if e["id"] not in shown and e["belief_class"] != "hypothesis"]
     rest.sort(key=lambda e: (-_salience(e, now_days), e["id"]))
     sections = [
-        ("CORE WOUNDS / AXIOMS", [_event_line(e, tier) for e in axioms]
-         + [_fact_line(f, tier) for f in facts if f["belief_class"] == "axiom"]),
-        ("USER MODEL", [_event_line(e, tier) for e in user_model]
-         + [_fact_line(f, tier) for f in facts if f["belief_class"] == "user_model"]),
-        ("RECENT SALIENT EVENTS", [_event_line(e, tier) for e in rest]),
+        ("HOW TO READ", ["- " + MEMORY_NOTE]),
+        ("BOUNDARIES", view.instructions()),
+        ("CORE WOUNDS / AXIOMS", [_event_line(e, tier, view) for e in axioms]
+         + [_fact_line(f, tier, view) for f in facts if f["belief_class"] == "axiom"]),
+        ("USER MODEL", [_event_line(e, tier, view) for e in user_model]
+         + [_fact_line(f, tier, view) for f in facts if f["belief_class"] == "user_model"]),
+        ("RECENT SALIENT EVENTS", [_event_line(e, tier, view) for e in rest]),
     ]
-    open_questions = sum(1 for e in events if e["belief_class"] == "hypothesis")
+    pooled = {r[0] for r in conn.execute("SELECT event_id FROM pool_segments")} \
+        if _has_table(conn, "pool_segments") else set()
+    open_questions = sum(1 for e in events
+                         if e["belief_class"] == "hypothesis" and e["id"] not in pooled)
     merges = _pending_merges(conn)
     open_line = f"- open questions: {open_questions}"
+    expired = _expired_questions(memory, now, domains) if memory is not None else None
+    if expired:
+        open_line += f" ({expired} past their TTL, to confirm or dismiss)"
     open_line += f" · pending merges: {merges}" if merges is not None else ""
     sections.append(("OPEN", [open_line]))
+    gaps = _gap_lines(memory, domains) if memory is not None else []
+    if gaps:
+        sections.append(("YOU MIGHT ASK ABOUT", gaps))
     info = {"events": int(conn.execute("SELECT COUNT(*) FROM events").fetchone()[0]),
             "events_in_domains": len(events), "open_questions": open_questions,
-            "pending_merges": merges}
+            "expired_questions": expired, "pending_merges": merges,
+            "knowledge_gaps": len(gaps), "behind_boundaries": len(behind),
+            "boundaries": [p.name for p in view.boundaries]}
     return corrections, sections, info
+
+
+MAX_GAPS = 10
+
+
+def _expired_questions(memory: Any, now: datetime, domains: tuple[str, ...]) -> int | None:
+    if not _has_table(conn_of(memory), "upkeep_proposals"):
+        return None
+    from core.upkeep.questions import open_questions
+
+    return sum(1 for q in open_questions(memory, now=now)
+               if q["expired"] and q["domain"] in domains)
+
+
+def _gap_lines(memory: Any, domains: tuple[str, ...]) -> list[str]:
+    """Knowledge gaps a companion might gently ask about, never behind a do_not_probe
+    boundary (core/upkeep/gaps.py)."""
+    if not _has_table(conn_of(memory), "review_decisions"):
+        return []
+    from core.upkeep.gaps import knowledge_gaps
+
+    return [f"- {g['name']} ({g['kind'].replace('_', ' ')}): {g['why']} (entity {g['entity']})"
+            for g in knowledge_gaps(memory, domains=domains, limit=MAX_GAPS)]
 
 
 def _neg(ts: str) -> str:
@@ -204,7 +256,8 @@ def brief(memory: Any, budget: int | None = None, *, now: datetime | str | None 
     now = now or datetime.now(timezone.utc)
     tier, cap = pick_tier(budget)
     limit = min(cap, char_limit(budget)) if budget is not None else cap
-    corrections, sections, info = _sections(conn, tier, domains, now)
+    corrections, sections, info = _sections(conn, tier, domains, now,
+                                            memory if hasattr(memory, 'meta') else None)
     breaks = journal.verify(conn)
     head_seq, head_hash = journal.head(conn)
     label = db_label or (Path(memory.path).name if hasattr(memory, "path") else "memory")
@@ -232,7 +285,8 @@ def brief(memory: Any, budget: int | None = None, *, now: datetime | str | None 
     return {"text": text, "tier": tier, "chars": len(text), "tokens": tokens(text),
             "budget": budget, "char_limit": limit, "cut": cut,
             "binding_corrections": facts["binding"], "withdrawn_terms": facts["withdrawn"],
-            "journal_ok": not breaks, "journal_head": head_seq, "domains": list(domains)}
+            "journal_ok": not breaks, "journal_head": head_seq, "domains": list(domains),
+            "boundaries": info["boundaries"], "behind_boundaries": info["behind_boundaries"]}
 
 
 def _shrink(text: str, limit: int) -> str:

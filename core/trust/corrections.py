@@ -8,7 +8,6 @@ journal seq that recorded them (what the brief and the guard cite).
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 from core.errors import PulseError, ValidationError
 from core.store import journal
 from core.store.commands import execute, next_id, transaction
+from core.store.sqlite import sqlite3
 
 MAX_TERMS = 50
 MAX_TERM_CHARS = 200

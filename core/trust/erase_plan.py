@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from core.errors import PulseError
 from core.store.changes import table_keys
+from core.store.sqlite import sqlite3
 
 KINDS = ("event", "fact", "relation", "entity", "observation")
 TABLE_OF = {"event": "events", "fact": "facts", "relation": "relations", "entity": "entities",
@@ -115,6 +115,7 @@ class Plan:
         self.reasons: dict[tuple[str, int], str] = {}
         self.roots: list[tuple[str, int]] = []
         self.names: list[str] = []                # the person's names (cascade)
+        self.storylines: set[str] = set()         # storyline keys whose summary goes
 
     # compatibility with the older attribute names
     @property
@@ -162,7 +163,7 @@ class Plan:
                             "label": self.label(kind, item),
                             "reason": self.reasons.get((kind, item), ""),
                             "root": (kind, item) in self.roots})
-        return out
+        return out + self.storyline_items()
 
     def label(self, kind: str, item: int) -> str:
         table = TABLE_OF[kind]
@@ -192,8 +193,16 @@ class Plan:
             return f"merge proposal {row['id']} ({row['status']})"
         return f"{kind} {item}"
 
+    def storyline_items(self) -> list[dict[str, Any]]:
+        return [{"ref": f"storyline:{key}", "kind": "storyline", "id": key,
+                 "label": f"the summary of storyline {key}", "root": False,
+                 "reason": "it quotes an erased event"} for key in sorted(self.storylines)]
+
     def counts(self) -> dict[str, int]:
-        return {kind: len(self.ids[kind]) for kind in ITEM_KINDS if self.ids.get(kind)}
+        out = {kind: len(self.ids[kind]) for kind in ITEM_KINDS if self.ids.get(kind)}
+        if self.storylines:
+            out["storyline"] = len(self.storylines)
+        return out
 
     def table_counts(self) -> dict[str, int]:
         return {t: len(rows) for t, rows in self.rows.items() if rows}
@@ -211,6 +220,20 @@ def expand_events(plan: Plan, ids: Iterable[int], reason: str) -> None:
         plan.add_rows(table, f"event_id IN {marks}", values)
     plan.add_rows("event_chains", f"parent_id IN {marks} OR child_id IN {marks}", values + values)
     plan.add_rows("evidence", f"row_kind = 'event' AND row_id IN {marks}", values)
+    _storylines_of(plan, new)
+
+
+def _storylines_of(plan: Plan, events: set[int]) -> None:
+    """A storyline summary quotes its members: it goes with any of them (the next read writes
+    a new one from what is left)."""
+    if not _has_table(plan.conn, "storylines"):
+        return
+    for key, members in plan.conn.execute("SELECT key, members FROM storylines").fetchall():
+        anchor = int(key.partition(":")[2]) if key.partition(":")[2].isdigit() else None
+        if anchor in events or events & {int(m) for m in _json_list(members)
+                                         if isinstance(m, int)}:
+            plan.storylines.add(key)
+            plan.add_rows("storylines", "key = ?", [key])
 
 
 def expand_facts(plan: Plan, ids: Iterable[int], reason: str) -> None:
@@ -324,6 +347,11 @@ def _cascade(plan: Plan, entity_id: int) -> None:
     quoting = [r[0] for r in conn.execute("SELECT id, title, description FROM events")
                if pattern.search(f"{r[1]}\n{r[2]}")]
     expand_events(plan, quoting, f"names {who}")
+    if _has_table(conn, "storylines"):
+        for key, title, summary in conn.execute("SELECT key, title, summary FROM storylines"):
+            if pattern.search(f"{title}\n{summary}"):
+                plan.storylines.add(key)
+                plan.add_rows("storylines", "key = ?", [key])
     said = [r[0] for r in conn.execute("SELECT id, content_text, actors FROM observations")
             if pattern.search(r[1] or "") or any(pattern.fullmatch(str(a).strip())
                                                   for a in _json_list(r[2]))]

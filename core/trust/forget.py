@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -28,6 +27,7 @@ from core.errors import PulseError
 from core.store import journal
 from core.store.changes import decode_value, table_keys
 from core.store.commands import execute, transaction
+from core.store.sqlite import sqlite3
 from core.trust import recall_log
 from core.trust.corrections import conn_of, writable
 from core.trust.erase_plan import KINDS, Plan, kept_mentions, name_pattern, parse_ref, plan_erasure
@@ -96,6 +96,11 @@ def _scrub_bookkeeping(conn: sqlite3.Connection, plan: Plan, texts: list[str],
     if not blank:
         return 0
     ids: set[int] = set()
+    if plan.storylines and "source_id" in columns:   # a model's storyline summaries
+        keys = sorted(plan.storylines)
+        ids |= {r[0] for r in conn.execute(
+            f"SELECT id FROM ingest_jobs WHERE source_kind = 'storyline' AND source_id IN"
+            f" ({','.join('?' * len(keys))})", keys)}
     if plan.observations and "observation_id" in columns:
         values = sorted(plan.observations)
         ids |= {r[0] for r in conn.execute(
@@ -254,18 +259,24 @@ def _recall_records(conn: sqlite3.Connection, plan: Plan) -> int:
 
 
 def forget(memory: Any, refs: str | Sequence[str], *, cascade: bool = False,
-           keep: Iterable[str] = (), actor: str = "manual", vacuum: bool = True
-           ) -> dict[str, Any]:
+           keep: Iterable[str] = (), actor: str = "manual", vacuum: bool = True,
+           spare_roots: bool = False, also: Sequence[dict[str, Any]] = (),
+           op: str = "forget", extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """Erase items everywhere (see the module doc). Returns a summary: {"forgot": "event:17"
     (or a list), "rows": {table: n}, "items": {kind: n}, "redacted_journal_rows": [...],
     "journal_seq": tombstone seq, "vacuumed": bool, "wal_truncated": bool, "other_copies": [...]}.
-    """
+
+    A no_capture policy erases through here too (core/privacy/apply.py): `spare_roots` keeps
+    the root entity rows themselves (their names, so the importer knows them again), `also`
+    adds changes to the same journal row (the policy itself), under `op` with `extra`."""
     conn = writable(memory)
     refs = _refs(refs)
     keep = list(keep)
     conn.execute("PRAGMA secure_delete=ON")
     with transaction(conn):
         plan = plan_erasure(conn, refs, cascade=cascade, keep=keep)
+        if spare_roots:
+            _spare_roots(plan)
         extra_tables, foreign_updates = _foreign(plan)
         texts = _erased_texts(plan)
         names = name_pattern(plan.names)
@@ -286,8 +297,9 @@ def forget(memory: Any, refs: str | Sequence[str], *, cascade: bool = False,
             info["refs"] = roots
         if cascade:
             info.update(cascade=True, kept=sum(len(v) for v in plan.keep.values()))
-        seq = execute(conn, actor=actor, op="forget", subject=roots[0], changes=changes,
-                      extra={"forget": info})
+        changes.extend(also)
+        seq = execute(conn, actor=actor, op=op, subject=roots[0], changes=changes,
+                      extra={"forget": info, **(extra or {})})
         conn.execute("INSERT INTO events_fts(events_fts) VALUES('rebuild')")
         conn.execute("INSERT INTO facts_fts(facts_fts) VALUES('rebuild')")
     truncated = compact(conn) if vacuum else False
@@ -299,6 +311,16 @@ def forget(memory: Any, refs: str | Sequence[str], *, cascade: bool = False,
             "journal_seq": seq, "scrubbed_jobs": scrubbed, "recall_records_changed": recalls,
             "vacuumed": bool(vacuum),
             "wal_truncated": bool(truncated), "other_copies": copies}
+
+
+def _spare_roots(plan: Plan) -> None:
+    """Keep the root entities' own rows (not their links, facts, relations or evidence)."""
+    for kind, item in plan.roots:
+        if kind != "entity":
+            continue
+        plan.ids["entity"].discard(item)
+        for pk in [pk for pk in plan.rows.get("entities", {}) if pk[0] == item]:
+            del plan.rows["entities"][pk]
 
 
 def compact(conn: sqlite3.Connection, attempts: int = 20) -> bool:

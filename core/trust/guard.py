@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from core.errors import PulseError, ValidationError
 from core.store import journal
 from core.store.commands import execute, next_id, transaction
 from core.store.locks import held_in_process
+from core.store.sqlite import sqlite3
 from core.trust.corrections import Correction, conn_of, writable
 
 BLOCKED, VERIFIED, NO_EVIDENCE = "BLOCKED", "verified", "no-evidence"

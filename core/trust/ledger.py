@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import sqlite3
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -30,6 +29,7 @@ from core.errors import PulseError, ValidationError
 from core.files import read_text
 from core.store.commands import execute, transaction
 from core.store.locks import refuse_if_held
+from core.store.sqlite import sqlite3
 from core.trust.corrections import conn_of, correct, writable
 
 KINDS = ("event", "correction", "override")

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from core.errors import PulseError, ValidationError
 from core.store.commands import execute, transaction
+from core.store.sqlite import sqlite3
 
 TOOLS = ("recall", "brief", "get_event", "retrieve")
 DEFAULT_RETENTION_DAYS = 90

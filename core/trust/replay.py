@@ -14,23 +14,32 @@ the changes that did not touch erased rows; the tombstone row removes what remai
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from core import sealed
 from core.errors import PulseError, ValidationError
-from core.files import read_text
+from core.files import read_bytes
 from core.store import db, journal
 from core.store.changes import apply_changes
 from core.store.locks import refuse_if_held
+from core.store.sqlite import sqlite3
 
 FORMAT = "pulse-journal/1"
 ROW_KEYS = ("seq", "ts", "actor", "op", "subject", "payload", "payload_sha256", "prev", "hash")
 
 
 def iter_export(conn: sqlite3.Connection) -> Iterator[str]:
-    rows = journal.read_rows(conn)
+    """The export's lines. It leaves the owner's view: a redact or no_capture person's own
+    entity row carries the role label (or "[not captured]") instead of their names, and any
+    name left in a payload is relabelled; such rows are marked redacted, so the chain still
+    verifies and a replay builds the memory as others may see it (docs/privacy.md)."""
+    from core.privacy.outside import OutsideView
+
+    view = OutsideView(conn)
+    rows = [_outside_row(row, view) for row in journal.read_rows(conn)] \
+        if view.hidden_names else journal.read_rows(conn)
     head = rows[-1] if rows else None
     yield journal.canonical_json({"format": FORMAT, "rows": len(rows),
                                   "head_seq": head["seq"] if head else 0,
@@ -44,29 +53,89 @@ def iter_export(conn: sqlite3.Connection) -> Iterator[str]:
         yield journal.canonical_json({**row, "payload": payload})
 
 
+def _outside_row(row: dict[str, Any], view: Any) -> dict[str, Any]:
+    try:
+        payload = json.loads(row["payload"])
+    except ValueError:
+        return row
+    if not isinstance(payload, dict):
+        return row
+    new = _relabel(payload, view)
+    for change in new.get("changes", []) if isinstance(new.get("changes"), list) else []:
+        if not isinstance(change, dict) or change.get("t") != "entities":
+            continue
+        source = change.get("pk") if change.get("a") == "update" else change.get("row")
+        person = view.policies.person(source.get("id")) if isinstance(source, dict) else None
+        if person is None or person not in view.hidden_names:
+            continue
+        for part in ("row", "set", "old"):
+            values = change.get(part)
+            if isinstance(values, dict):
+                if "canonical_name" in values:
+                    values["canonical_name"] = person.shown_name()
+                if "aliases" in values:
+                    values["aliases"] = "[]"
+    if new == payload:
+        return row
+    new["redacted"] = True
+    return {**row, "payload": journal.canonical_json(new)}
+
+
+def _relabel(value: Any, view: Any) -> Any:
+    if isinstance(value, str):
+        return view.text(value)
+    if isinstance(value, list):
+        return [_relabel(v, view) for v in value]
+    if isinstance(value, dict):
+        if set(value) == {"$b64"}:
+            return value
+        return {k: _relabel(v, view) for k, v in value.items()}
+    return value
+
+
 def export_journal(memory: Any, out: str | Path) -> dict[str, Any]:
-    """Write the journal as JSON Lines to `out` (atomically: a temp file then rename)."""
+    """Write the journal as JSON Lines to `out` (atomically: a temp file then rename). The
+    journal of an encrypted memory is sealed (core/sealed.py) with the memory's passphrase:
+    no plaintext byte reaches the disk, not even in the temp file."""
     conn = memory if isinstance(memory, sqlite3.Connection) else memory.conn
     out = Path(out)
     refuse_if_held(out, "overwritten")
     tmp = out.with_name(out.name + ".tmp")
-    count = 0
+    lines = list(iter_export(conn))
+    text = "".join(line + "\n" for line in lines).encode("utf-8")
+    secret = getattr(conn, "secret", None) if getattr(conn, "encrypted", False) else None
+    if secret:
+        text = sealed.seal(text, secret, FORMAT)
     try:
-        with tmp.open("w", encoding="utf-8", newline="\n") as fh:
-            for i, line in enumerate(iter_export(conn)):
-                fh.write(line + "\n")
-                count = i
+        with tmp.open("wb") as fh:
+            fh.write(text)
         tmp.replace(out)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise PulseError(f"{out}: cannot write the journal ({exc.strerror})") from None
-    return {"out": str(out), "rows": count}
+    return {"out": str(out), "rows": len(lines) - 1, "sealed": bool(secret)}
 
 
-def read_export(path: str | Path) -> list[dict[str, Any]]:
-    """Parse an exported journal into rows (payload re-serialised canonically)."""
+def is_sealed(path: str | Path) -> bool:
+    """Whether an exported journal is sealed (needs the passphrase to read)."""
+    return sealed.is_sealed(read_bytes(Path(path))[:64])
+
+
+def read_export(path: str | Path, passphrase: Any = None) -> list[dict[str, Any]]:
+    """Parse an exported journal into rows (payload re-serialised canonically); a sealed one
+    is opened with `passphrase` (a string or a callable asked only then)."""
     path = Path(path)
-    text = read_text(path)
+    raw = read_bytes(path)
+    if sealed.is_sealed(raw[:64]):
+        secret = passphrase() if callable(passphrase) else passphrase
+        if not secret:
+            raise PulseError(f"{path}: the journal is sealed; give its passphrase "
+                             "(PULSE_PASSPHRASE, or type it when asked)")
+        raw = sealed.unseal(raw, secret, FORMAT, str(path))
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValidationError(f"{path}: not UTF-8 text") from None
     rows: list[dict[str, Any]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -108,17 +177,28 @@ def _changes_of(row: dict[str, Any]) -> list[dict[str, Any]]:
     return changes
 
 
-def replay(journal_path: str | Path, target: str | Path) -> dict[str, Any]:
+def replay(journal_path: str | Path, target: str | Path, passphrase: Any = None
+           ) -> dict[str, Any]:
     """Rebuild (or bring up to date) the memory at `target` from an exported journal.
 
     Zero network calls, no model: payloads carry every vector and number. The whole replay is
-    one transaction: it lands whole or not at all."""
-    rows = read_export(journal_path)
+    one transaction: it lands whole or not at all. A sealed journal (from an encrypted memory)
+    needs `passphrase`, and a new target is then encrypted with it too."""
+    was_sealed = is_sealed(journal_path)
+    secret: dict[str, str] = {}
+
+    def ask() -> str:
+        if "value" not in secret:
+            secret["value"] = passphrase() if callable(passphrase) else passphrase
+        return secret["value"]
+
+    rows = read_export(journal_path, ask)
     breaks = journal.verify_rows(rows)
     if breaks:
         raise PulseError(f"{journal_path}: the journal does not verify ({breaks[0]}); "
                          "refusing to replay it")
-    conn = db.connect(target, create=True)
+    conn = db.connect(target, create=True, passphrase=ask if was_sealed else passphrase,
+                      encrypt=was_sealed)
     try:
         return _replay_rows(conn, rows, str(target))
     finally:

@@ -8,6 +8,7 @@ never rewritten").
 - `redo(memory)` undoes the most recent undo that is still in effect, provided no new action
   came after it (op "redo", payload {"changes": inverse of the undo, "undoes": undo seq}).
 - `undo(memory, seq=N)` inverts one given row (an undo row → a redo).
+- Rows of DERIVED_OPS (derived text refreshed on a read) are skipped by plain undo and redo.
 Before each inverse change is applied, the current rows are checked against what the inverse
 expects; if a later row changed them, nothing is written and the error names the row.
 """
@@ -15,16 +16,19 @@ expects; if a later row changed them, nothing is written and the error names the
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
 from core.errors import PulseError
 from core.store.changes import apply_change, decode_value, invert, row_dict, table_keys
 from core.store.commands import execute, transaction
+from core.store.sqlite import sqlite3
 from core.trust.corrections import conn_of, writable
 
-BARRIER_OPS = ("forget",)
+BARRIER_OPS = ("forget", "policy.apply")   # erasures, and a policy applied backwards
 UNDO_OPS = ("undo", "redo")
+# Rows that only refresh derived text (a storyline summary written when first read): a plain
+# undo or redo passes over them rather than undoing a read; `undo(seq=N)` still reaches them.
+DERIVED_OPS = ("storyline.refresh",)
 
 
 def _rows(conn: sqlite3.Connection) -> list[dict[str, Any]]:
@@ -81,7 +85,8 @@ def next_undo(memory: Any) -> int | None:
     for row in reversed(rows):
         if row["op"] in BARRIER_OPS:
             return None
-        if row["op"] == "undo" or row["seq"] in undone or not _undoable(row):
+        if row["op"] == "undo" or row["seq"] in undone or not _undoable(row) \
+                or row["op"] in DERIVED_OPS:
             continue
         if row["op"] == "redo":
             # undoing a redo: undo the original action again
@@ -102,7 +107,7 @@ def next_redo(memory: Any) -> int | None:
             return None
         if row["op"] == "undo" and row["seq"] not in undone and _undoable(row):
             return row["seq"]
-        if row["op"] == "redo" or row["op"] == "undo":
+        if row["op"] in ("redo", "undo", *DERIVED_OPS):
             continue
         if _undoable(row):
             return None  # a new action after the undos clears the redo stack

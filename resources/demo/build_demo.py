@@ -37,6 +37,9 @@ EMOTIONS = (
 
 # The data below is laid out by hand for reading; keep the formatter off it.
 # fmt: off
+# entities that mark a topic boundary (do_not_probe)
+BOUNDARIES = {"n_boundary_papa"}
+
 # --------------------------------------------------------------------------- entities
 # (key, name, kind, domain, aliases)
 ENTITIES = [
@@ -77,8 +80,10 @@ ENTITIES = [
     ("n_russian", "Russian language", "skill", "real", ["Russian", "русский"]),
     ("n_money", "Money worries", "concept", "real", ["money", "rent", "bills", "деньги"]),
     ("n_burnout", "Burnout", "concept", "real", ["burnout", "выгорание"]),
-    ("n_boundary_papa", "Boundary: Papa's death", "safety_boundary", "real",
-     ["do not probe Papa's death"]),
+    # a topic boundary (do_not_probe, docs/privacy.md): the events linked to it surface only
+    # when a question names the topic itself
+    ("n_boundary_papa", "Papa's death", "safety_boundary", "real",
+     ["Papa's funeral", "Papa died", "how Papa died", "папа умер"]),
     # fiction_content: the novel's world
     ("p_ilse", "Ilse Marrow", "fictional_character", "fiction_content",
      ["Ilse", "the protagonist"]),
@@ -1152,7 +1157,7 @@ ev("papa_died_msg", "2025-02-07T06:20:00Z", R, OP,
    "Мама: папа умер",
    "Сообщение от мамы: «Надя, мне позвонили из Екатеринбурга. Павел умер. Сердце. Прости, что "
    "пишу так рано». Надя прочитала его пять раз и не почувствовала ничего.",
-   ["p_self", "p_mother", "p_father", "n_russian"],
+   ["p_self", "p_mother", "p_father", "n_russian", "n_boundary_papa"],
    "surprise .9 sadness .6 fear .4", -0.7, "wound")
 
 ev("papa_died", "2025-02-08T10:00:00Z", R, AX,
@@ -1160,7 +1165,7 @@ ev("papa_died", "2025-02-08T10:00:00Z", R, AX,
    "Pavel Volkov died of a heart attack at sixty-one. Nadia had spoken to him once as an adult, "
    "a stiff phone call at nineteen. She is grieving a father she lost twenty-six years ago and "
    "the chance that he might one day have explained. Anger, numbness and grief take turns.",
-   ["p_self", "p_father", "p_mother", "p_sister"],
+   ["p_self", "p_father", "p_mother", "p_sister", "n_boundary_papa"],
    "sadness .8 anger .5 guilt .4 shame .3", -0.85, "grief",
    parents=["papa_died_msg"], flag=1, floor=0.9,
    bio=bio(hrv=46, sleep=0.25, stress=0.85, hr="elevated_overnight", trend="declining_3d"))
@@ -1177,7 +1182,7 @@ ev("no_funeral", "2025-02-22T20:00:00Z", R, OP,
    "Decided not to go to Papa's funeral",
    "She decided not to fly to Yekaterinburg. Relief, then guilt, then anger at feeling guilty "
    "for a man who never came to anything of hers.",
-   ["p_self", "p_father"],
+   ["p_self", "p_father", "n_boundary_papa"],
    "guilt .6 sadness .5 anger .4", -0.5, "",
    parents=["papa_died"])
 
@@ -1820,7 +1825,8 @@ FACTS = [
      0.85, OP, R),
     ("p_father", "Pavel Volkov left the family in February 1999, when Nadia was seven.", 0.95,
      AX, R),
-    ("p_father", "Pavel Volkov died of a heart attack in February 2025, aged 61.", 0.95, AX, R),
+    ("n_boundary_papa", "Pavel Volkov died of a heart attack in February 2025, aged 61.", 0.95,
+     AX, R),
     ("p_father", "Папа хранил детские рисунки Нади и Кати в синем чемодане.", 0.9, OP, R),
     ("p_grandma", "Baba Vera died in February 2021; Nadia could not travel to the funeral.",
      0.95, AX, R),
@@ -1945,8 +1951,9 @@ def build() -> dict:
         "format": "pulse-corpus/1",
         "now": NOW,
         "entities": [
-            {"key": k, "name": n, "kind": kind, "aliases": a, "domain": d,
-             **({"is_self": True} if k == "p_self" else {})}   # the memory's own person
+            {"key": k, "name": n, "kind": kind, "aliases": a, "domain": d}
+            | ({"do_not_probe": True} if k in BOUNDARIES else {})
+            | ({"is_self": True} if k == "p_self" else {})   # the memory's own person
             for k, n, kind, d, a in ENTITIES
         ],
         "relations": [

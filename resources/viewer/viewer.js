@@ -1,5 +1,6 @@
 /* Pulse graph viewer. Every memory string is inserted with textContent / createTextNode, never
- * as HTML. The data comes from <script type="application/json" id="pulse-data">.
+ * as HTML. The data comes from <script type="application/json" id="pulse-data">, or on a
+ * locked page from unlock.js (#pulse-sealed, decrypted in the browser).
  * API: window.pulseViewer (see the README of resources/viewer or docs/benchmarks_viewer.md). */
 (function () {
   "use strict";
@@ -57,14 +58,25 @@
   function domainName(d) { return DOMAIN_NAMES[d] || String(d); }
 
   var status = $("status");
-  var data;
+  // A locked page (pulse export-html --lock) holds only ciphertext in #pulse-sealed: unlock.js
+  // asks for the passphrase, decrypts with WebCrypto and hands the data to start().
+  var sealedData = $("pulse-sealed");
+  if (sealedData && typeof window.pulseUnlock === "function") {
+    status.textContent = "Locked: enter the passphrase.";
+    window.pulseUnlock(sealedData, start);
+    return;
+  }
+  var parsed;
   try {
-    data = JSON.parse($("pulse-data").textContent);
+    parsed = JSON.parse($("pulse-data").textContent);
   } catch (err) {
     viewer.error = "data: " + err;
     status.textContent = "This file's data could not be read.";
     return;
   }
+  start(parsed);
+
+  function start(data) {
   if (typeof vis === "undefined" || !vis.Network) {
     viewer.error = "vis-network missing";
     status.textContent = "The graph library did not load.";
@@ -1050,4 +1062,5 @@
   if (typeof ResizeObserver === "function") new ResizeObserver(fitSearchHint).observe(searchBox);
   fitSearchHint();
   updateCount();
+  }
 })();

@@ -1,0 +1,168 @@
+"""The Review tab (offscreen, real widgets): the queue grouped by kind, Accept / Reject / Later
+by keyboard, each decision journaled and undone with Ctrl+Z, Run upkeep in a worker, the count
+in the status bar, and the detail panel's storyline."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+import PySide6.QtWebEngineWidgets  # noqa: E402,F401  (must load before the QApplication)
+from conftest import NOW  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
+
+from core.memory import Memory  # noqa: E402
+
+
+@pytest.fixture
+def demo_copy(demo_db: Path, tmp_path: Path) -> Path:
+    path = tmp_path / "demo.db"
+    shutil.copy(demo_db, path)
+    return path
+
+
+@pytest.fixture
+def session(qtbot, demo_copy: Path):
+    from pulse_desktop.session import MemorySession
+
+    s = MemorySession()
+    s.open(demo_copy)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def view(qtbot, session):
+    from pulse_desktop.review_view import ReviewView
+
+    v = ReviewView(session)
+    v.now = NOW
+    qtbot.addWidget(v)
+    v.resize(640, 700)
+    v.show()
+    qtbot.waitExposed(v)
+    return v
+
+
+def run_upkeep(qtbot, view, dry_run=False) -> dict:
+    with qtbot.waitSignal(view.upkeepDone, timeout=60_000) as blocker:
+        view.run_upkeep(dry_run=dry_run)
+    return blocker.args[0]
+
+
+def groups(view) -> dict[str, int]:
+    tree = view.tree
+    return {tree.topLevelItem(i).text(0).rsplit("  (", 1)[0]: tree.topLevelItem(i).childCount()
+            for i in range(tree.topLevelItemCount())}
+
+
+def test_empty_then_run_upkeep_fills_the_queue(qtbot, view, session):
+    assert view.empty.isVisibleTo(view) is False or view.items   # gaps may already be there
+    preview = run_upkeep(qtbot, view, dry_run=True)
+    assert preview["dry_run"] and "Nothing was written" in view.note.text()
+    assert session.memory.upkeep_proposals() == []
+    out = run_upkeep(qtbot, view)
+    assert not out["dry_run"] and len(out["proposed"]["dismiss"]) == 17
+    found = groups(view)
+    assert found["Open questions past their time"] == 17
+    assert found["Old, faint memories"] == len(out["proposed"]["archive"]) > 0
+    assert found["Knowledge gaps"] > 0
+    assert view.count_label.text() == f"· {len(view.items)} waiting"
+    assert view.tree.currentItem() is not None and view.card.isVisible()
+
+
+def test_keyboard_accept_reject_later_and_undo(qtbot, view, session):
+    run_upkeep(qtbot, view)
+    view.tree.setCurrentItem(view._row(view.items[0]["ref"]))
+    view.tree.setFocus()
+    first = view.current()
+    assert first["kind"] == "dismiss"
+    event_id = first["events"][0]
+    assert session.selection == ("event", event_id)            # selecting selects everywhere
+    n = len(view.items)
+    following = view.items[1]["ref"]
+    qtbot.keyClick(view.tree, Qt.Key.Key_A)
+    assert session.memory.event(event_id)["archived"] == 1
+    assert len(view.items) == n - 1 and view.current()["ref"] == following   # the next one
+    session.undo_stack.undo()                                   # Ctrl+Z
+    assert session.memory.event(event_id)["archived"] == 0 and len(view.items) == n
+    session.undo_stack.redo()
+    assert session.memory.event(event_id)["archived"] == 1
+    second = view.current()
+    qtbot.keyClick(view.tree, Qt.Key.Key_L)                     # later: hidden a week
+    assert second["ref"] not in {i["ref"] for i in view.items}
+    assert second["ref"] in {i["ref"] for i in session.memory.review_queue(
+        now="2026-11-20T00:00:00Z")}
+    third = view.current()
+    qtbot.keyClick(view.tree, Qt.Key.Key_R)                     # reject: kept open
+    assert third["ref"] not in {i["ref"] for i in view.items}
+    assert session.memory.event(third["events"][0])["archived"] == 0
+    ops = [r[0] for r in session.memory.conn.execute(
+        "SELECT op FROM journal ORDER BY seq DESC LIMIT 4")]
+    assert ops[:2] == ["upkeep.reject", "review.later"]
+
+
+def test_gap_rejected_from_the_queue_sets_do_not_probe(qtbot, view, session):
+    gap = next(i for i in view.items if i["kind"] == "gap")
+    view.tree.setCurrentItem(view._row(gap["ref"]))
+    assert session.selection == ("entity", gap["entities"][0])
+    view.reject_button.click()
+    assert session.memory.conn.execute("SELECT do_not_probe FROM entities WHERE id = ?",
+                                       (gap["entities"][0],)).fetchone()[0] == 1
+    assert gap["ref"] not in {i["ref"] for i in view.items}
+
+
+def test_read_only_memory_cannot_decide(qtbot, session, demo_copy):
+    from pulse_desktop.review_view import ReviewView
+
+    session.open(demo_copy)
+    session.memory.close()
+    session.memory = Memory.open(demo_copy, read_only=True)
+    v = ReviewView(session)
+    qtbot.addWidget(v)
+    assert not v.accept_button.isEnabled() and not v.run_button.isEnabled()
+    assert v.decide("accept") is None
+
+
+def test_window_has_the_tab_and_the_count(qtbot, demo_copy):
+    from pulse_desktop.main_window import TABS, MainWindow
+
+    win = MainWindow()
+    qtbot.addWidget(win)
+    assert win.open_path(demo_copy)
+    win.resize(1280, 800)
+    win.show()
+    qtbot.waitExposed(win)
+    with Memory.open(demo_copy) as other:          # another program (the CLI) runs upkeep
+        other.upkeep(now=NOW)
+    win.session.notify("all")
+    count = win.session.memory.review_count()
+    assert win.review_status.isVisible() and win.review_status.text() == f"Review: {count}"
+    win.review_status.click()
+    assert win.tabs.tabText(win.tabs.currentIndex()) == "Review" == TABS[-1]
+    view = win.tab("Review")
+    view.now = NOW
+    view.refresh()
+    view.accept_button.click()
+    assert win.review_status.text() == f"Review: {count - 1}"
+    # an archived event can be restored from the detail panel, and Ctrl+Z archives it again
+    archive = next(i for i in view.items if i["kind"] == "archive")
+    view.tree.setCurrentItem(view._row(archive["ref"]))
+    view.accept_button.click()
+    event_id = archive["events"][0]
+    win.session.select("event", event_id)
+    assert "Archived: no longer recalled" in win.detail.text()
+    win.detail.restore(event_id)
+    assert win.session.memory.event(event_id)["archived"] == 0
+    win.session.undo_stack.undo()
+    assert win.session.memory.event(event_id)["archived"] == 1
+    # the detail panel shows the storyline of a chain event
+    e025 = win.session.memory.resolve_event("e025")
+    win.session.select("event", e025)
+    text = win.detail.text()
+    assert "STORYLINE · 5 EVENTS" in text.upper() and "2021" in text
+    win.close()

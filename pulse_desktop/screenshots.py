@@ -74,7 +74,13 @@ def _prepare(view) -> None:
     playground, one of the demo memory's example queries."""
     prepare = getattr(view, "prepare_screenshot", None)
     if callable(prepare):
-        prepare(_wait)
+        import inspect
+
+        # a tab that works in the background takes the wait function; others fill at once
+        if inspect.signature(prepare).parameters:
+            prepare(_wait)
+        else:
+            prepare()
         return
     run = getattr(view, "run_query", None)
     edit = getattr(view, "query_edit", None)

@@ -131,6 +131,7 @@ class NavigatorView(QWidget):
 
         self.brush_label = QLabel()
         self.brush_label.setObjectName("brushChip")
+        self.brush_label.setWordWrap(True)      # a narrow navigator: the end date goes below
         self.brush_clear = QToolButton(text="✕")
         self.brush_clear.setToolTip("Clear the time range (Esc on the timeline)")
         self.brush_clear.clicked.connect(lambda: self.session.set_brush(None, None))

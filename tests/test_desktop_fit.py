@@ -95,6 +95,8 @@ def test_every_tab_fits_the_window(qtbot, demo_copy, size):
     assert win.detail.link_button.isVisible()
     assert clipped_texts(win.detail) == []
     win.session.select("entity", int(person))
+    # a time range brushed: the navigator shows it as a chip with a clear button
+    win.session.set_brush("2024-01-01T00:00:00Z", "2024-12-31T23:59:59Z")
     found = audit_tabs(win, prepare)
     assert found == {}, json.dumps(found, indent=1)
     assert asked == list(TABS)

@@ -36,6 +36,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--db", metavar="PATH", help="memory file to open")
     parser.add_argument("--screenshots", metavar="DIR",
                         help="save a PNG of every tab (offscreen) into DIR and exit")
+    parser.add_argument("--audit", metavar="WxH",
+                        help="open the memory offscreen at that window size, show every tab, "
+                             "print what is cut off or unnamed as JSON; exit 1 if anything is")
     parser.add_argument("--self-test", action="store_true",
                         help="open the demo memory offscreen, render the graph, run one "
                              "retrieval, and exit 0 if all worked")
@@ -76,18 +79,29 @@ def main(argv: list[str] | None = None) -> int:
     spare = str(max(1, (os.cpu_count() or 2) - 1))
     os.environ.setdefault("PULSE_EMBED_THREADS", spare)
     os.environ.setdefault("OMP_NUM_THREADS", spare)
-    if args.screenshots or args.self_test:
+    if args.screenshots or args.self_test or args.audit:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     problem = display_problem()
     if problem:
         print(problem, file=sys.stderr)
         return 2
     app = make_app()
+    if args.screenshots or args.self_test or args.audit:
+        # a run by a script: the person's own recent memories and window layout stay untouched
+        import tempfile
+
+        from PySide6.QtCore import QSettings
+
+        scratch = tempfile.mkdtemp(prefix="pulse-settings-")
+        for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
+            QSettings.setPath(fmt, QSettings.Scope.UserScope, scratch)
     from pulse_desktop.main_window import MainWindow
 
     window = MainWindow()
     if args.self_test:
         return self_test(app, window, args.db, args.self_test_report)
+    if args.audit:
+        return audit(window, args.db, args.audit)
     if args.screenshots:
         from pulse_desktop.screenshots import take_screenshots
 
@@ -114,6 +128,28 @@ def main(argv: list[str] | None = None) -> int:
 
         QTimer.singleShot(0, shown)
     return app.exec()
+
+
+def audit(window, db: str | None, size: str) -> int:
+    """``--audit WxH``: what is cut off, unnamed or closable on every tab, as JSON."""
+    from pulse_desktop.screenshots import prepare_tab, settle
+    from pulse_desktop.ui_audit import audit_tabs
+
+    try:
+        width, height = (int(n) for n in size.lower().split("x"))
+    except ValueError:
+        print(f"--audit wants a window size like 1280x800, not {size!r}", file=sys.stderr)
+        return 2
+    if not window.open_path(Path(db) if db else ensure_demo()):
+        return 1
+    window.resize(width, height)
+    window.show()
+    settle(0.5)
+    found = audit_tabs(window, prepare_tab)
+    print(json.dumps({"size": [window.width(), window.height()],
+                      "scale": window.devicePixelRatioF(), "problems": found}, indent=1))
+    window.close()
+    return 1 if found else 0
 
 
 def ensure_demo() -> Path:

@@ -40,8 +40,8 @@ TOOLTIPS = [
     "Archivable: may fade out and be archived. An axiom must be non-archivable (pinned).",
     "Anchor (user flag): a structural memory; it decays at most 0.001/day and gets a small boost.",
     "Where the belief came from.",
-    "Pinned: not archivable, so no clean-up ever touches it. A core wound is a pinned axiom "
-    "anchor with a floor of at least 0.85 (Pin as core wound, Ctrl+P).",
+    "Pinned: never archived, so no clean-up ever touches it (tick or untick it). A core wound "
+    "is a pinned axiom anchor with a floor of at least 0.85 (Pin as core wound, Ctrl+P).",
 ]
 FIELD_OF = {COL_DOMAIN: "domain", COL_CLASS: "belief_class", COL_FLOOR: "confidence_floor",
             COL_ARCHIVABLE: "archivable", COL_FLAG: "user_flag", COL_PROVENANCE: "provenance"}
@@ -163,15 +163,19 @@ class BeliefsModel(QAbstractTableModel):
             if value is None:
                 return None
             return Qt.CheckState.Checked if value else Qt.CheckState.Unchecked
+        if role == Qt.ItemDataRole.CheckStateRole and col == COL_PINNED:
+            return Qt.CheckState.Unchecked if row["archivable"] else Qt.CheckState.Checked
         if role == Qt.ItemDataRole.ForegroundRole:
             if col == COL_CLASS:
                 return QBrush(QColor(CLASS_COLORS.get(row["belief_class"], "#1f2733")))
             if col == COL_DOMAIN:
                 return QBrush(QColor(DOMAIN_COLORS.get(row["domain"], "#1f2733")))
-            if col == COL_PINNED:
-                return QBrush(QColor(("#1f2733", "#5f6b7a", "#b03a48")[pinned_rank(row)]))
             if not is_event:
                 return QBrush(QColor("#6b7585"))
+        if role == Qt.ItemDataRole.FontRole and not is_event and col == COL_TITLE:
+            font = QFont()
+            font.setItalic(True)      # facts read differently from events
+            return font
         if role == Qt.ItemDataRole.FontRole and col == COL_CLASS and row["belief_class"] == "axiom":
             font = QFont()
             font.setBold(True)
@@ -181,7 +185,13 @@ class BeliefsModel(QAbstractTableModel):
                 return "Facts have no anchor (user flag); only events do."
             if col == COL_TITLE:
                 return row["title"]
-            return TOOLTIPS[col]
+            if col == COL_PINNED:
+                shown = pinned_words(row)
+            else:
+                shown = self._display(row, col)
+            return f"{shown}\n\n{TOOLTIPS[col]}" if shown else TOOLTIPS[col]
+        if role == Qt.ItemDataRole.AccessibleTextRole and col == COL_PINNED:
+            return pinned_words(row)
         if role == Qt.ItemDataRole.TextAlignmentRole and col == COL_FLOOR:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -204,9 +214,7 @@ class BeliefsModel(QAbstractTableModel):
             return f"{float(row['confidence_floor']):.2f}"
         if col == COL_PROVENANCE:
             return (row["provenance"] or "").replace("_", " ")
-        if col == COL_PINNED:
-            return ("", "pinned", "core wound")[pinned_rank(row)]
-        return None  # the two flags show as check boxes
+        return None  # the flags (and Pinned) show as tick boxes
 
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
         if not index.isValid():
@@ -218,7 +226,7 @@ class BeliefsModel(QAbstractTableModel):
             return base
         if row["kind"] != "event" and col == COL_FLAG:
             return base
-        if col in (COL_ARCHIVABLE, COL_FLAG):
+        if col in (COL_ARCHIVABLE, COL_FLAG, COL_PINNED):
             return base | Qt.ItemFlag.ItemIsUserCheckable
         if col in FIELD_OF:
             return base | Qt.ItemFlag.ItemIsEditable
@@ -232,6 +240,11 @@ class BeliefsModel(QAbstractTableModel):
         col = index.column()
         field = FIELD_OF.get(col)
         row = self.rows[index.row()]
+        if col == COL_PINNED and role == Qt.ItemDataRole.CheckStateRole:
+            # the Pinned tick is "not archivable": one bit, said the way a person says it
+            pinned = coerce("archivable", value)
+            return self.setData(self.index(index.row(), COL_ARCHIVABLE), 0 if pinned else 1,
+                                Qt.ItemDataRole.EditRole)
         if field is None or role not in (Qt.ItemDataRole.EditRole, Qt.ItemDataRole.CheckStateRole):
             return False
         if row["kind"] != "event" and field == "user_flag":
@@ -273,6 +286,11 @@ class BeliefsModel(QAbstractTableModel):
             return False
         self.session.message.emit(label)
         return True
+
+
+def pinned_words(row: dict[str, Any]) -> str:
+    """'not pinned', 'pinned' or 'core wound' (a pinned axiom anchor)."""
+    return ("not pinned", "pinned", "core wound")[pinned_rank(row)]
 
 
 def pinned_rank(row: dict[str, Any]) -> int:

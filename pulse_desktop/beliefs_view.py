@@ -6,8 +6,9 @@ allowed, and each dialog says the invariant before the user hits it."""
 
 from __future__ import annotations
 
+import shiboken6
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QFont, QFontMetrics, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -20,7 +21,6 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QStyledItemDelegate,
-    QTableView,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -33,20 +33,30 @@ from pulse_desktop.beliefs_model import (
     COL_CLASS,
     COL_DATE,
     COL_DOMAIN,
-    COL_FLAG,
     COL_FLOOR,
     COL_KEY,
     COL_KIND,
     COL_PINNED,
     COL_PROVENANCE,
     COL_TITLE,
+    HEADERS,
     ID_ROLE,
     BeliefsFilter,
     BeliefsModel,
     describe,
 )
+from pulse_desktop.flow_layout import flow_row
+from pulse_desktop.keyboard import QuietTableView
 from pulse_desktop.session import MemorySession
 from pulse_desktop.style import CLASS_NAMES, DOMAIN_NAMES
+
+OPTIONAL_COLUMNS = (COL_KIND, COL_KEY, COL_PROVENANCE)   # step aside on a narrow view
+TITLE_MIN = 150
+SQUEEZE_MIN = 56
+# the longest value a column shows (the Key of a fact is a name: it elides, tooltip has it)
+SAMPLES = {COL_KIND: "event", COL_KEY: "e0000", COL_DATE: "2026-12-31",
+           COL_DOMAIN: DOMAIN_NAMES["fiction_content"], COL_CLASS: CLASS_NAMES["axiom"],
+           COL_FLOOR: "0.85", COL_PROVENANCE: "interactive memory"}
 
 
 class ChoiceDelegate(QStyledItemDelegate):
@@ -95,6 +105,7 @@ class BeliefsView(QWidget):
         self.proxy = BeliefsFilter(self)
         self.proxy.setSourceModel(self.model)
         self._syncing = False
+        self._syncing_columns = False
 
         self.search = QLineEdit(placeholderText="Filter by key, title, class or domain…")
         self.search.setClearButtonEnabled(True)
@@ -113,7 +124,8 @@ class BeliefsView(QWidget):
         self.count = QLabel()
         self.count.setObjectName("sectionTitle")
 
-        self.table = QTableView()
+        self.table = QuietTableView()
+        self.table.setAccessibleName("Beliefs")
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
@@ -127,16 +139,18 @@ class BeliefsView(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(26)
         self.table.setWordWrap(False)
         header = self.table.horizontalHeader()
-        # the title keeps a readable width (the table scrolls sideways when the window is
-        # narrow); Pinned sits with the other belief flags, Provenance last takes what is left
-        header.setStretchLastSection(True)
+        # Columns fit the view (fit_columns): the title takes what is left; on a narrow
+        # window Key, Kind and Provenance step aside (Columns ▾ brings them back) and the
+        # Archivable bit shows as the Pinned tick (they are one bit, said two ways).
+        header.setStretchLastSection(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionsMovable(True)
         header.moveSection(header.visualIndex(COL_PINNED), header.visualIndex(COL_FLOOR) + 1)
-        for col, width in ((COL_KIND, 44), (COL_KEY, 64), (COL_TITLE, 220), (COL_DATE, 84),
-                           (COL_DOMAIN, 108), (COL_CLASS, 96), (COL_FLOOR, 48),
-                           (COL_ARCHIVABLE, 90), (COL_FLAG, 62), (COL_PROVENANCE, 112),
-                           (COL_PINNED, 90)):
-            self.table.setColumnWidth(col, width)
+        header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        header.customContextMenuRequested.connect(
+            lambda pos: self.columns_menu.exec(header.mapToGlobal(pos)))
+        self.table.setColumnHidden(COL_ARCHIVABLE, True)
+        self.chosen_columns: set[int] | None = None     # the user's own choice, once made
         self.table.setItemDelegateForColumn(COL_CLASS, ChoiceDelegate(BELIEF_CLASSES, CLASS_NAMES, self))
         self.table.setItemDelegateForColumn(COL_DOMAIN, ChoiceDelegate(DOMAINS, DOMAIN_NAMES, self))
         self.table.setItemDelegateForColumn(COL_PROVENANCE, ChoiceDelegate(PROVENANCES, None, self))
@@ -148,7 +162,6 @@ class BeliefsView(QWidget):
 
         # -- actions ---------------------------------------------------------------------------
         self.pin_action = QAction("Pin as core wound", self)
-        self.pin_action.setIconText("Pin")
         self.pin_action.setShortcut(QKeySequence("Ctrl+P"))
         self.pin_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         self.pin_action.setToolTip(
@@ -174,8 +187,8 @@ class BeliefsView(QWidget):
             act = self.domain_menu.addAction(DOMAIN_NAMES[dom])
             act.triggered.connect(lambda _=False, d=dom: self.bulk_set("domain", d))
         self.flags_menu = QMenu("Flags", self)
-        for text, field, value in (("Archivable", "archivable", 1),
-                                   ("Not archivable (pinned)", "archivable", 0),
+        for text, field, value in (("Pinned (never archived)", "archivable", 0),
+                                   ("Not pinned (may be archived)", "archivable", 1),
                                    ("Anchor (user flag) on", "user_flag", 1),
                                    ("Anchor (user flag) off", "user_flag", 0)):
             act = self.flags_menu.addAction(text)
@@ -192,37 +205,57 @@ class BeliefsView(QWidget):
         self.erase_action.triggered.connect(self.erase_selected)
         self.addAction(self.erase_action)
 
+        self.columns_menu = QMenu("Columns", self)
+        for col in OPTIONAL_COLUMNS:
+            act = self.columns_menu.addAction(HEADERS[col])
+            act.setCheckable(True)
+            act.setData(col)
+            act.toggled.connect(lambda on, c=col: self._choose_column(c, on))
+        self.columns_menu.aboutToShow.connect(self._sync_columns_menu)
+        self.columns_button = QToolButton(text="Columns")
+        self.columns_button.setMenu(self.columns_menu)
+        self.columns_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.columns_button.setToolTip("Show or hide the Key, Kind and Provenance columns")
+
         bar = QHBoxLayout()
         bar.addWidget(self.search, 1)
         bar.addWidget(self.facts_box)
         bar.addWidget(self.pinned_box)
-        edits = QHBoxLayout()
-        label = QLabel("Selected:")
-        label.setStyleSheet("color: #5b6678;")
-        edits.addWidget(label)
+        bar.addWidget(self.columns_button)
+        edit_widgets: list[QWidget | None] = []
         self.bulk_buttons: list[QToolButton] = []
         for menu, tip in ((self.class_menu, "Set the belief class of the selected rows"),
                           (self.domain_menu, "Move the selected rows to a domain"),
-                          (self.flags_menu, "Set archivable (events and facts) / anchor (events)"
+                          (self.flags_menu, "Set pinned (events and facts) / anchor (events)"
                                             " on the selected rows")):
             button = QToolButton(text=menu.title())
             button.setMenu(menu)
             button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
             button.setToolTip(tip)
-            edits.addWidget(button)
+            edit_widgets.append(button)
             self.bulk_buttons.append(button)
-        for i, action in enumerate((self.floor_action, self.pin_action, self.erase_action,
-                                    self.undo_action, self.redo_action)):
-            if i == 3:
-                edits.addStretch(1)
+        for action in (self.floor_action, self.pin_action, self.erase_action):
             button = QToolButton()
             button.setDefaultAction(action)
-            edits.addWidget(button)
+            edit_widgets.append(button)
             self.bulk_buttons.append(button)
+        edit_widgets.append(None)
+        # Undo / Redo keep a short label; what they would undo is in the tooltip
+        self.undo_button = QToolButton(text="Undo")
+        self.undo_button.clicked.connect(self.session.undo_stack.undo)
+        self.redo_button = QToolButton(text="Redo")
+        self.redo_button.clicked.connect(self.session.undo_stack.redo)
+        edit_widgets += [self.undo_button, self.redo_button]
+        self.bulk_buttons += [self.undo_button, self.redo_button]
+        stack = self.session.undo_stack
+        stack.canUndoChanged.connect(lambda _on: self._sync_undo())
+        stack.canRedoChanged.connect(lambda _on: self._sync_undo())
+        stack.indexChanged.connect(lambda _i: self._sync_undo())
+        self._sync_undo()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.addLayout(bar)
-        layout.addLayout(edits)
+        layout.addWidget(flow_row(*edit_widgets))
         layout.addWidget(self.table, 1)
         layout.addWidget(self.count)
 
@@ -238,6 +271,88 @@ class BeliefsView(QWidget):
         session.opened.connect(lambda: self._on_filter(session.filter_result))
         self._update_count()
         self._update_actions()
+
+    def focus_target(self):
+        return self.table
+
+    # -- columns -----------------------------------------------------------------------------
+    def _natural_width(self, col: int) -> int:
+        """What a column needs: its header, and its longest kind of value."""
+        bold = QFont(self.table.horizontalHeader().font())
+        bold.setBold(True)
+        need = QFontMetrics(bold).horizontalAdvance(HEADERS[col]) + 18
+        sample = SAMPLES.get(col)
+        if sample:
+            font = QFont(self.table.font())
+            font.setBold(col == COL_CLASS)          # a core wound's class is written bold
+            need = max(need, QFontMetrics(font).horizontalAdvance(sample) + 14)
+        if col in (COL_PINNED,):
+            need += 22                      # the tick box
+        return need
+
+    def fit_columns(self) -> None:
+        """Size the columns to the view: the title takes what is left (never less than
+        TITLE_MIN); on a narrow view the optional columns step aside, unless chosen."""
+        available = self.table.viewport().width()
+        if available <= 0:
+            return
+        hidden = {COL_ARCHIVABLE}
+        shown = [c for c in range(len(HEADERS)) if c not in hidden]
+        natural = {c: self._natural_width(c) for c in shown if c != COL_TITLE}
+        if self.chosen_columns is not None:
+            hidden |= {c for c in OPTIONAL_COLUMNS if c not in self.chosen_columns}
+        elif sum(natural.values()) + TITLE_MIN > available:
+            hidden |= set(OPTIONAL_COLUMNS)
+        for col in range(len(HEADERS)):
+            self.table.setColumnHidden(col, col in hidden)
+        widths = {c: w for c, w in natural.items() if c not in hidden}
+        rest = available - sum(widths.values())
+        if rest < TITLE_MIN:          # still too narrow: squeeze the widest (they elide,
+            for col in sorted(widths, key=lambda c: -widths[c]):     # the tooltip has all)
+                cut = min(TITLE_MIN - rest, max(0, widths[col] - SQUEEZE_MIN))
+                widths[col] -= cut
+                rest += cut
+                if rest >= TITLE_MIN:
+                    break
+        for col, width in widths.items():
+            self.table.setColumnWidth(col, width)
+        self.table.setColumnWidth(COL_TITLE, max(TITLE_MIN, rest))
+
+    def _choose_column(self, col: int, on: bool) -> None:
+        if self._syncing_columns:
+            return
+        chosen = {c for c in OPTIONAL_COLUMNS if not self.table.isColumnHidden(c)}
+        chosen = (chosen | {col}) if on else (chosen - {col})
+        self.chosen_columns = chosen
+        self.fit_columns()
+
+    def _sync_columns_menu(self) -> None:
+        self._syncing_columns = True
+        try:
+            for act in self.columns_menu.actions():
+                act.setChecked(not self.table.isColumnHidden(int(act.data())))
+        finally:
+            self._syncing_columns = False
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.fit_columns()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.fit_columns()
+
+    def _sync_undo(self) -> None:
+        stack = self.session.undo_stack
+        if not (shiboken6.isValid(stack) and shiboken6.isValid(self.undo_button)):
+            return      # the window is closing: the stack says it emptied as it goes
+        writable = self.session.memory is not None and not self.session.read_only
+        self.undo_button.setEnabled(stack.canUndo() and writable)
+        self.redo_button.setEnabled(stack.canRedo() and writable)
+        self.undo_button.setToolTip(f"{stack.undoText() or 'Nothing to undo'} (Ctrl+Z)"
+                                    if stack.canUndo() else "Nothing to undo")
+        self.redo_button.setToolTip(f"{stack.redoText() or 'Nothing to redo'} (Ctrl+Shift+Z)"
+                                    if stack.canRedo() else "Nothing to redo")
 
     # -- selection ---------------------------------------------------------------------------
     def selected_events(self) -> list[int]:
@@ -257,8 +372,8 @@ class BeliefsView(QWidget):
         return out
 
     def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        if self._syncing or not current.isValid():
-            return
+        if self._syncing or not current.isValid() or self.table.focusing:
+            return      # (Ctrl+3 or Tab into the table only moves the keyboard there)
         kind, item_id = current.data(ID_ROLE)
         self._syncing = True
         try:
@@ -312,6 +427,7 @@ class BeliefsView(QWidget):
         self.erase_action.setEnabled(has_rows)
         for button in self.bulk_buttons[:3]:
             button.setEnabled(has_rows)
+        self._sync_undo()
 
     # -- edits -------------------------------------------------------------------------------
     def _target_items(self) -> list[tuple[str, int]]:

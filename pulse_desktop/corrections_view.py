@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
@@ -34,8 +33,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from pulse_desktop.playground_view import run_query
+from pulse_desktop.query_thread import run_query
 from pulse_desktop.style import notice_banner
+from pulse_desktop.table_fit import FitOnResize
 
 try:
     from pulse_desktop.term_help import TERM_HELP
@@ -44,6 +44,9 @@ except Exception:  # noqa: BLE001
 
 COLUMNS = ("seq", "created", "note", "withdrawn", "replacement", "subject", "supersedes",
            "status")
+HEADER_TEXT = {"seq": "#", "created": "Created", "note": "Note", "withdrawn": "No longer true",
+               "replacement": "True instead", "subject": "About", "supersedes": "Replaces",
+               "status": "Status"}
 # budget slider: positions → tokens on a log-like scale (the four tiers are 1.8k…120k chars)
 BUDGETS = (100, 200, 300, 400, 500, 750, 1000, 1250, 1500, 1750, 2000, 2500, 3000, 4000, 5000,
            6000, 8000, 10000, 15000, 20000, 25000, 31600, 40000)
@@ -102,7 +105,8 @@ class CorrectionsView(QWidget):
         ll = QVBoxLayout(left)
         ll.setContentsMargins(0, 0, 0, 0)
         self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setAccessibleName("Corrections")
+        self.table.setHorizontalHeaderLabels([HEADER_TEXT[c] for c in COLUMNS])
         for i, name in enumerate(COLUMNS):
             tip = TERM_HELP.get(name) if isinstance(TERM_HELP, dict) else None
             tip = tip or {
@@ -119,10 +123,15 @@ class CorrectionsView(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.table.setWordWrap(False)
+        self.table_fit = FitOnResize(self.table, COLUMNS.index("note"), minimum=110,
+                                     optional=[COLUMNS.index(c) for c in
+                                               ("subject", "supersedes", "created")],
+                                     caps={3: 150, 4: 150})
         self.table.itemSelectionChanged.connect(self._selection_changed)
-        ll.addWidget(QLabel("Corrections (newest first) — they outrank everything and never "
-                            "decay"))
+        intro = QLabel("Corrections, newest first: they outrank everything and never fade.")
+        intro.setWordWrap(True)
+        ll.addWidget(intro)
         ll.addWidget(self.table, 2)
 
         form_box = QGroupBox("Add a correction")
@@ -131,20 +140,24 @@ class CorrectionsView(QWidget):
         self.note_edit.setPlaceholderText("what changed, in a sentence")
         ff.addRow("Note", self.note_edit)
         self.withdrawn_edit = QPlainTextEdit()
-        self.withdrawn_edit.setPlaceholderText("withdrawn terms, one per line (e.g. $49)")
+        self.withdrawn_edit.setPlaceholderText("one per line, e.g. $49")
         self.withdrawn_edit.setFixedHeight(60)
-        ff.addRow("Withdrawn", self.withdrawn_edit)
+        ff.addRow("No longer true", self.withdrawn_edit)
         self.replacement_edit = QPlainTextEdit()
-        self.replacement_edit.setPlaceholderText("replacement terms, one per line (e.g. $29)")
+        self.replacement_edit.setPlaceholderText("one per line, e.g. $29")
         self.replacement_edit.setFixedHeight(60)
-        ff.addRow("Replacement", self.replacement_edit)
+        ff.addRow("True instead", self.replacement_edit)
         self.subject_edit = QLineEdit()
-        self.subject_edit.setPlaceholderText("optional: event:e001, fact:12 or entity:3")
-        ff.addRow("Subject", self.subject_edit)
+        self.subject_edit.setPlaceholderText("optional, e.g. event:e001")
+        self.subject_edit.setToolTip("What the correction is about (optional): event:e001, "
+                                     "fact:12 or entity:3")
+        ff.addRow("About", self.subject_edit)
         self.supersedes_edit = QLineEdit()
-        self.supersedes_edit.setPlaceholderText("journal seqs, e.g. 12, 15 (or select rows and "
-                                                "press Supersede selected)")
-        ff.addRow("Supersedes", self.supersedes_edit)
+        self.supersedes_edit.setPlaceholderText("e.g. 12, 15")
+        self.supersedes_edit.setToolTip("The numbers (#) of earlier corrections this one "
+                                        "replaces; or select them above and press Supersede "
+                                        "selected")
+        ff.addRow("Replaces", self.supersedes_edit)
         buttons = QHBoxLayout()
         self.add_button = QPushButton("Add correction")
         self.add_button.setToolTip("record it in the journal (Ctrl+Return)")
@@ -170,10 +183,11 @@ class CorrectionsView(QWidget):
         lrow.addWidget(self.lint_summary, 1)
         lb.addLayout(lrow)
         self.lint_table = QTableWidget(0, 3)
-        self.lint_table.setHorizontalHeaderLabels(["file", "verdict", "why"])
+        self.lint_table.setAccessibleName("Lint verdicts")
+        self.lint_table.setHorizontalHeaderLabels(["File", "Verdict", "Why"])
         self.lint_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.lint_table.verticalHeader().setVisible(False)
-        self.lint_table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.lint_fit = FitOnResize(self.lint_table, 2, minimum=100, caps={0: 160})
         lb.addWidget(self.lint_table)
         ll.addWidget(lint_box, 1)
 
@@ -191,10 +205,13 @@ class CorrectionsView(QWidget):
         self.budget_slider.valueChanged.connect(self._budget_moved)
         self.budget_label = QLabel(f"{DEFAULT_BUDGET:,} tokens")
         self.budget_label.setMinimumWidth(90)
+        self.budget_slider.setMinimumWidth(100)      # a slider squeezed to a stub is not usable
+        right.setMinimumWidth(320)                    # the brief is this tab's other half
         brow.addWidget(self.budget_slider, 1)
         brow.addWidget(self.budget_label)
         rl.addLayout(brow)
         self.brief_info = QLabel("")
+        self.brief_info.setWordWrap(True)
         rl.addWidget(self.brief_info)
         self.brief_text = QPlainTextEdit()
         self.brief_text.setReadOnly(True)
@@ -203,10 +220,11 @@ class CorrectionsView(QWidget):
         rl.addWidget(self.brief_text, 1)
 
         split = QSplitter(Qt.Orientation.Horizontal)
+        split.setChildrenCollapsible(False)     # a drag never hides a panel whole
         split.addWidget(left)
         split.addWidget(right)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
         lay.addWidget(split, 1)
         self.status = QLabel("")
         self.status.setWordWrap(True)
@@ -273,16 +291,13 @@ class CorrectionsView(QWidget):
             for col, value in enumerate(values):
                 item = QTableWidgetItem("" if value is None else str(value))
                 item.setData(Qt.ItemDataRole.UserRole, c.journal_seq)
-                if col in (3, 4) and value:
+                if value not in (None, ""):
                     item.setToolTip(str(value))
-                if col == 2:
-                    item.setToolTip(c.note)
                 if col == 7:
                     colour = "#2e7d32" if c.binding else "#777777"
                     item.setForeground(QBrush(QColor(colour)))
                 self.table.setItem(row, col, item)
-        for col in (0, 1, 7):
-            self.table.resizeColumnToContents(col)
+        self.table_fit.fit()
         self.table.resizeRowsToContents()
         self._brief_timer.start()
 
@@ -372,7 +387,8 @@ class CorrectionsView(QWidget):
             self.brief_info.setText(
                 f"tier {out.get('tier')} · {out.get('chars', 0):,} chars ≈ "
                 f"{out.get('tokens', 0):,} tokens of {budget:,}"
-                + (f" · cut: {', '.join(f'{v} {k}' for k, v in cut.items())}" if cut else "")
+                + (f" · left out: {', '.join(f'{v} {k.lower()}' for k, v in cut.items())}"
+                   if cut else "")
                 + ("" if out.get("journal_ok", True) else " · ⚠ journal does not verify"))
             self.briefReady.emit(out)
 

@@ -15,7 +15,6 @@ from typing import Any
 
 from PySide6.QtCore import QUrl
 from PySide6.QtWidgets import (
-    QHBoxLayout,
     QMenu,
     QMessageBox,
     QTextBrowser,
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from core.emotion.plutchik import EMOTIONS
 from core.errors import PulseError, is_database_error
+from pulse_desktop.flow_layout import flow_row
 from pulse_desktop.session import MemorySession
 from pulse_desktop.style import (
     CLASS_COLORS,
@@ -73,6 +73,7 @@ class DetailPanel(QWidget):
         super().__init__(parent)
         self.session = session
         self.browser = QTextBrowser()
+        self.browser.setAccessibleName("Details of the selection")
         self.browser.setOpenLinks(False)
         self.browser.setOpenExternalLinks(False)
         self.browser.document().setDefaultStyleSheet(CSS)
@@ -90,16 +91,12 @@ class DetailPanel(QWidget):
         self.more_button.setMenu(more)
         self.erase_button = self._button("Erase…", "Erase it everywhere, for good (a preview "
                                          "shows what goes first)", self.erase)
-        bar = QHBoxLayout()
-        bar.setContentsMargins(0, 0, 0, 0)
-        bar.setSpacing(4)
-        for w in (self.edit_button, self.link_button, self.merge_button, self.more_button):
-            bar.addWidget(w)
-        bar.addStretch(1)
-        bar.addWidget(self.erase_button)
+        # the buttons wrap onto a second row when the panel is narrow (never cut off)
+        bar = flow_row(self.edit_button, self.link_button, self.merge_button, self.more_button,
+                       None, self.erase_button, spacing=4)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 8, 8, 8)
-        layout.addLayout(bar)
+        layout.addWidget(bar)
         layout.addWidget(self.browser)
         # bound methods, not lambdas: Qt drops them when this widget is deleted
         session.selected.connect(self.refresh)

@@ -206,6 +206,7 @@ class GraphView(QWidget):
         old = self.page_file
         self.page_file = result["file"]
         self.ready = False
+        self._inject_initial_state()
         self.view.load(QUrl.fromLocalFile(self.page_file))
         self.stack.setCurrentWidget(self.view)
         if old and old != self.page_file:
@@ -251,14 +252,48 @@ class GraphView(QWidget):
         if not ok:
             self._page_failed(self._generation, "the page did not load")
 
+    def initial_state(self) -> dict[str, Any]:
+        """What the page applies before its first draw (window.pulseViewerInit): the
+        session's filter and time range, and no page panel."""
+        start, end = self.session.brush
+        state: dict[str, Any] = {"panel": False}
+        if start or end:
+            state["timeRange"] = [start, end]
+        if self.session.filter_result is not None:
+            state["filter"] = self.filter_spec(self.session.filter_result)
+        return state
+
+    def _inject_initial_state(self) -> None:
+        """A rebuilt page (after an edit, say) draws already filtered: the state goes in as a
+        script that runs before the page's own."""
+        from PySide6.QtWebEngineCore import QWebEngineScript
+
+        scripts = self.view.page().scripts()
+        for old in scripts.find("pulse-init"):
+            scripts.remove(old)
+        state = self.initial_state()
+        script = QWebEngineScript()
+        script.setName("pulse-init")
+        script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentCreation)
+        script.setWorldId(QWebEngineScript.ScriptWorldId.MainWorld)
+        script.setRunsOnSubFrames(False)
+        script.setSourceCode("window.pulseViewerInit = " + json.dumps(state) + ";")
+        scripts.insert(script)
+        self._injected = state
+
     def _on_ready(self, info: dict) -> None:
         self.ready = True
+        injected = getattr(self, "_injected", None)
+        current = self.initial_state()
         self.run_js(HIDE_PAGE_PANEL)
-        start, end = self.session.brush
-        if start or end:
-            self._on_brush(start, end)
-        if self.session.filter_result is not None:
-            self._on_filter(self.session.filter_result)
+        if injected == current:       # the page drew with it already
+            pass
+        else:
+            start, end = self.session.brush
+            if start or end or "timeRange" in (injected or {}):
+                self._on_brush(start, end)
+            if self.session.filter_result is not None or "filter" in (injected or {}):
+                self._on_filter(self.session.filter_result)
         focus = self._pending_focus
         if focus is None and self.session.selection:
             focus = node_id(*self.session.selection, conn=self.session.memory.conn
@@ -267,6 +302,9 @@ class GraphView(QWidget):
         if focus:
             self.bridge.focusNode.emit(focus)
         self.pageReady.emit()
+
+    def focus_target(self):
+        return self.view
 
     # -- page calls ------------------------------------------------------------------------------
     def run_js(self, script: str, callback: Callable[[Any], None] | None = None) -> None:

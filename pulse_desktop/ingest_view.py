@@ -8,6 +8,7 @@ resolve_merge_proposal); if it cannot be imported the tab says so instead of fai
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from pathlib import Path
@@ -39,7 +40,8 @@ from PySide6.QtWidgets import (
 )
 
 from core.memory import Memory
-from pulse_desktop.playground_view import run_job
+from pulse_desktop import ingest_summary
+from pulse_desktop.query_thread import run_job
 from pulse_desktop.style import notice_banner
 
 FORMATS = ("auto", "chat", "chatgpt", "claude", "text", "obsidian", "corpus")
@@ -214,6 +216,7 @@ class IngestView(QWidget):
         ml.addLayout(mrow)
 
         split = QSplitter(Qt.Orientation.Vertical)
+        split.setChildrenCollapsible(False)     # a drag never hides a panel whole
         split.addWidget(files_box)
         split.addWidget(self.summary)
         split.addWidget(merge_box)
@@ -405,6 +408,8 @@ class IngestView(QWidget):
         self.last_summary = summary
         total = summary.get("total") or {}
         self.summary.setPlainText(self.summary_text(summary))
+        self.summary.setToolTip("The counters, as pulse ingest --json prints them:\n"
+                                + json.dumps(total, indent=1)[:1500])
         if self.progress.maximum() == 0:
             self.progress.setRange(0, 1)
         if summary.get("cancelled"):
@@ -432,32 +437,7 @@ class IngestView(QWidget):
 
     @staticmethod
     def summary_text(summary: dict[str, Any]) -> str:
-        lines = []
-        if summary.get("cancelled"):
-            lines.append("CANCELLED — import again to finish (duplicates are skipped).")
-        total = summary.get("total") or {}
-
-        def block(d: dict[str, Any], indent: str = "") -> None:
-            for k, v in d.items():
-                if isinstance(v, dict):
-                    lines.append(f"{indent}{k}:")
-                    block(v, indent + "  ")
-                elif isinstance(v, list):
-                    lines.append(f"{indent}{k}: {len(v)}")
-                else:
-                    lines.append(f"{indent}{k}: {v}")
-        if total:
-            lines.append("Total")
-            block(total, "  ")
-        for f in summary.get("files", []):
-            lines.append("")
-            lines.append(f"{Path(f.get('file', '?')).name} ({f.get('format', '?')})"
-                         + (" — cancelled" if f.get("cancelled") else ""))
-            block({k: v for k, v in f.items() if k not in ("file", "format", "cancelled",
-                                                            "keys")}, "  ")
-            if "keys" in f:
-                lines.append(f"  keys: {len(f['keys'])}")
-        return "\n".join(lines)
+        return ingest_summary.summary_text(summary)
 
     # -- merge proposals ---------------------------------------------------------------
 

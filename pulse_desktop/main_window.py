@@ -18,11 +18,9 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
-    QHBoxLayout,
     QLabel,
     QMainWindow,
     QMessageBox,
-    QProgressBar,
     QPushButton,
     QSplitter,
     QStackedWidget,
@@ -37,9 +35,11 @@ from pulse_desktop import workers
 from pulse_desktop.beliefs_view import BeliefsView
 from pulse_desktop.detail_panel import DetailPanel
 from pulse_desktop.graph_view import GraphView
+from pulse_desktop.keyboard import WindowShortcuts, name_controls
 from pulse_desktop.live_refresh import LiveRefresh
 from pulse_desktop.navigator import NavigatorView
 from pulse_desktop.session import MemorySession
+from pulse_desktop.start_page import RecentMemories, StartPage
 from pulse_desktop.style import app_icon
 from pulse_desktop.timeline_view import TimelineView
 
@@ -100,79 +100,12 @@ class LazyTab(QWidget):
         if self.widget is None:
             self.widget = self._factory()
             self.layout().addWidget(self.widget)
+            name_controls(self.widget)
         return self.widget
 
     def showEvent(self, event) -> None:
         self.ensure()
         super().showEvent(event)
-
-
-class StartPage(QWidget):
-    """Shown when no memory is open: the three ways in."""
-
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__()
-        title = QLabel("Pulse")
-        title.setStyleSheet("font-size: 28pt; font-weight: 700; color: #1f2733;")
-        subtitle = QLabel("See and curate what an AI companion remembers.")
-        subtitle.setStyleSheet("font-size: 12pt; color: #5b6678;")
-        icon = QLabel()
-        icon.setPixmap(app_icon().pixmap(96, 96))
-        self.demo = QPushButton("Open demo memory")
-        self.demo.setObjectName("primary")
-        self.demo.setToolTip("A fictional person's memory, built on this computer the first time")
-        self.demo.clicked.connect(window.open_demo)
-        self.import_button = QPushButton("Import conversations…")
-        self.import_button.setToolTip("Start a new memory from chat exports or notes")
-        self.import_button.clicked.connect(window.import_conversations)
-        self.open_button = QPushButton("Open…")
-        self.open_button.setToolTip("Open a Pulse memory file (Ctrl+O)")
-        self.open_button.clicked.connect(window.open_dialog)
-        self.reopen = QPushButton()
-        self.reopen.setFlat(True)
-        self.reopen.setStyleSheet("color: #3455c9; border: none;")
-        self.reopen.hide()
-        self.reopen.clicked.connect(lambda: window.open_path(self.reopen.property("path")))
-        for b in (self.demo, self.import_button, self.open_button):
-            b.setMinimumSize(240, 42)
-        self.busy = QProgressBar()
-        self.busy.setRange(0, 0)
-        self.busy.setMaximumWidth(320)
-        self.busy.hide()
-        self.note = QLabel()
-        self.note.setStyleSheet("color: #5b6678;")
-        self.note.setWordWrap(True)
-        self.note.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        col = QVBoxLayout()
-        col.setSpacing(10)
-        col.addStretch(2)
-        for w in (icon, title, subtitle):
-            col.addWidget(w, 0, Qt.AlignmentFlag.AlignHCenter)
-        col.addSpacing(20)
-        for w in (self.demo, self.import_button, self.open_button, self.reopen, self.busy,
-                  self.note):
-            col.addWidget(w, 0, Qt.AlignmentFlag.AlignHCenter)
-        col.addStretch(3)
-        row = QHBoxLayout(self)
-        row.addStretch(1)
-        row.addLayout(col)
-        row.addStretch(1)
-
-    def offer_reopen(self, path: str | None) -> None:
-        """A link to the memory opened last time, when there is one."""
-        if path and Path(path).is_file():
-            self.reopen.setText(f"Reopen {Path(path).name}")
-            self.reopen.setToolTip(path)
-            self.reopen.setProperty("path", path)
-            self.reopen.show()
-        else:
-            self.reopen.hide()
-
-    def set_busy(self, text: str | None) -> None:
-        self.busy.setVisible(bool(text))
-        self.note.setText(text or "")
-        for b in (self.demo, self.import_button, self.open_button):
-            b.setEnabled(not text)
 
 
 class MainWindow(QMainWindow):
@@ -228,13 +161,12 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(centre)
         self.splitter.addWidget(self.detail)
         self.splitter.setStretchFactor(1, 1)
-        self.tabs.setMinimumWidth(420)   # a wide tab must not squeeze the side panels
         self.splitter.setStretchFactor(0, 0)
         self.splitter.setStretchFactor(2, 0)
-        self.splitter.setSizes([270, 830, 340])
         self.splitter.setChildrenCollapsible(False)
-        self.navigator.setMinimumWidth(220)
-        self.detail.setMinimumWidth(260)
+        self.navigator.setMinimumWidth(200)
+        self.detail.setMinimumWidth(240)
+        self._sized = False          # side panels get their width from the window's, once
 
         self.start = StartPage(self)
         self.stack = QStackedWidget()
@@ -258,8 +190,58 @@ class MainWindow(QMainWindow):
         self.session.refused.connect(self._refused)
         self.session.show_recall.connect(self._show_recall)
         self.session.undo_stack.cleanChanged.connect(self._update_title)
+        self.session.opened.connect(self._remember_recent)
         self.live = LiveRefresh(self.session)
+        self.recent = RecentMemories(QSettings() if QCoreApplication.organizationName()
+                                     else None)
+        self.start.show_recent(self.recent.paths())
+        self.shortcuts = WindowShortcuts(self)
+        name_controls(self)
         self._on_opened()
+
+    def side_widths(self, width: int) -> tuple[int, int]:
+        """(navigator, detail panel) widths for a window this wide: the centre tabs get the
+        rest (at 1280 px about 760, enough for every tab without cutting a word)."""
+        nav = max(self.navigator.minimumWidth(), min(300, round(width * 0.175)))
+        detail = max(self.detail.minimumWidth(), min(400, round(width * 0.21)))
+        return nav, detail
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if not self._sized and self.isVisible():
+            self.fit_panels()
+        self.keep_centre_room()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self._sized:
+            self.fit_panels()
+        self.keep_centre_room()
+
+    def keep_centre_room(self) -> None:
+        """Narrow the side panels (down to their minimum) when the tabs would get less than
+        they need: splitter positions saved on a wide screen must not cut the tabs' controls
+        on a 1280 px one."""
+        sizes = self.splitter.sizes()
+        if len(sizes) != 3 or sum(sizes) <= 0:
+            return
+        short = self.splitter.widget(1).minimumSizeHint().width() - sizes[1]
+        if short <= 0:
+            return
+        spare = [max(0, sizes[0] - self.navigator.minimumWidth()),
+                 max(0, sizes[2] - self.detail.minimumWidth())]
+        if sum(spare) <= 0:
+            return
+        take = [min(spare[i], round(short * spare[i] / sum(spare))) for i in (0, 1)]
+        self.splitter.setSizes([sizes[0] - take[0], sizes[1] + sum(take), sizes[2] - take[1]])
+
+    def fit_panels(self) -> None:
+        """Give the side panels their share of the window's width (once; the user's own
+        splitter positions are kept after that)."""
+        nav, detail = self.side_widths(self.width())
+        centre = max(200, self.width() - nav - detail - 2 * self.splitter.handleWidth())
+        self.splitter.setSizes([nav, centre, detail])
+        self._sized = True
 
     # -- construction ----------------------------------------------------------------------------
     def _external(self, name: str) -> QWidget:
@@ -340,13 +322,16 @@ class MainWindow(QMainWindow):
 
         v = bar.addMenu("&View")
         for i, name in enumerate(TABS):
-            self._action(v, name, lambda i=i: self.tabs.setCurrentIndex(i), f"Ctrl+{i + 1}")
+            self._action(v, name, lambda n=name: self.show_tab(n, focus=True), f"Ctrl+{i + 1}")
         v.addSeparator()
         self._action(v, "Reload", lambda: self.session.notify("all"), "F5",
                      "Re-read the memory now (what other programs change also shows by itself)")
 
         h = bar.addMenu("&Help")
-        self._action(h, "About Pulse", self.about)
+        self.ranking_help_action = self._action(
+            h, "How Pulse &ranks memories", self.show_ranking_help, "F1",
+            "The score's formula, each factor in a line, and an example from this memory")
+        self._action(h, "&About Pulse", self.about)
 
     def _can_curate(self, kinds: tuple[str, ...]) -> bool:
         selection = self.session.selection
@@ -376,6 +361,8 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(
                 f"{self.session.path} · {stats['events']} events · {stats['entities']} entities"
                 f" · journal {stats['journal']} rows" + (" · read-only" if reason else ""))
+        else:
+            self.statusBar().showMessage("No memory open")    # not the one just closed
         self._update_title()
 
     def _update_review_count(self, *_args) -> None:
@@ -420,8 +407,15 @@ class MainWindow(QMainWindow):
         view = self.views[name]
         return view.ensure() if isinstance(view, LazyTab) else view
 
-    def show_tab(self, name: str) -> None:
+    def show_tab(self, name: str, *, focus: bool = False) -> None:
+        """Show a tab; with focus, the keyboard goes to its main control (the question in the
+        Playground, the table in Beliefs…), as a person switching with Ctrl+N expects."""
         self.tabs.setCurrentIndex(TABS.index(name))
+        if focus:
+            target = getattr(self.tab(name), "focus_target", None)
+            widget = target() if callable(target) else None
+            if widget is not None:
+                widget.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     # -- opening ---------------------------------------------------------------------------------
     def open_path(self, path: str | Path, *, create: bool = False,
@@ -438,9 +432,12 @@ class MainWindow(QMainWindow):
         except Exception as exc:  # e.g. a corrupt file sqlite cannot read
             self._error("Cannot open the memory", f"{path}: {type(exc).__name__}: {exc}")
             return False
-        if QCoreApplication.organizationName():
-            QSettings().setValue("last_memory", str(path))
         return True
+
+    def _remember_recent(self) -> None:
+        if self.session.path is not None:
+            self.recent.add(self.session.path)
+        self.start.show_recent(self.recent.paths())
 
     def _open_encrypted(self, path: Path) -> bool:
         """Ask for the passphrase (or take it from the OS keyring, if the user chose that for
@@ -636,6 +633,22 @@ class MainWindow(QMainWindow):
             self.navigator.search.setFocus()
             self.navigator.search.selectAll()
 
+    def show_ranking_help(self) -> None:
+        from pulse_desktop.ranking_help import RankingHelp
+
+        if getattr(self, "ranking_help", None) is None:
+            self.ranking_help = RankingHelp(self.session, self, query_hint=self._playground_query)
+        self.ranking_help.refresh()
+        self.ranking_help.show()
+        self.ranking_help.raise_()
+        self.ranking_help.activateWindow()
+
+    def _playground_query(self) -> str | None:
+        view = self.views.get("Playground")
+        built = view.widget if isinstance(view, LazyTab) else view
+        edit = getattr(built, "query_edit", None)
+        return edit.text().strip() or None if edit is not None else None
+
     def about(self) -> None:
         QMessageBox.about(self, "About Pulse",
                           "Pulse — an empathic memory engine for AI companions.\n\n"
@@ -654,9 +667,9 @@ class MainWindow(QMainWindow):
         if geometry is not None:
             self.restoreGeometry(geometry)
         splitter = settings.value("window/splitter")
-        if splitter is not None:
-            self.splitter.restoreState(splitter)
-        self.start.offer_reopen(settings.value("last_memory"))
+        if splitter is not None and self.splitter.restoreState(splitter):
+            self._sized = True
+        self.start.show_recent(self.recent.paths())
         self._save_state = True
 
     def closeEvent(self, event) -> None:

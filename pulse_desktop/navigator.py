@@ -20,7 +20,7 @@ from PySide6.QtCore import (
     Qt,
     QTimer,
 )
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -38,8 +38,18 @@ from PySide6.QtWidgets import (
 
 from core.beliefs import BELIEF_CLASSES, DOMAINS, ENTITY_KINDS
 from core.errors import PulseError
+from pulse_desktop.keyboard import QuietListView
 from pulse_desktop.session import MemorySession
-from pulse_desktop.style import CLASS_COLORS, CLASS_NAMES, DOMAIN_COLORS, DOMAIN_NAMES
+from pulse_desktop.style import (
+    CLASS_COLORS,
+    CLASS_LETTERS,
+    CLASS_NAMES,
+    DOMAIN_COLORS,
+    DOMAIN_LETTERS,
+    DOMAIN_NAMES,
+    class_name,
+    letter_icon,
+)
 
 LIMIT = 20000  # rows per list; more is a search away
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -47,11 +57,21 @@ _ROOT = QModelIndex()
 
 
 class ItemList(QAbstractListModel):
-    """A flat, read-only list of (id, text, tooltip, colour) rows."""
+    """A flat, read-only list of (id, text, tooltip, mark) rows; the mark (a belief class for
+    events, a domain for entities) is drawn as a coloured square with its letter in it, so it
+    never rests on colour alone."""
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, marks: dict[str, tuple[str, str, str]], parent=None) -> None:
         super().__init__(parent)
         self.items: list[tuple[int, str, str, str]] = []
+        self.marks = marks            # mark → (letter, colour, name)
+        self._icons: dict[str, QIcon] = {}
+
+    def icon(self, mark: str) -> QIcon:
+        if mark not in self._icons:
+            letter, colour, _name = self.marks.get(mark, ("?", "#888888", mark))
+            self._icons[mark] = letter_icon(letter, colour)
+        return self._icons[mark]
 
     def set_items(self, items: list[tuple[int, str, str, str]]) -> None:
         self.beginResetModel()
@@ -64,13 +84,15 @@ class ItemList(QAbstractListModel):
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
-        item_id, text, tip, colour = self.items[index.row()]
+        item_id, text, tip, mark = self.items[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
             return text
         if role == Qt.ItemDataRole.ToolTipRole:
             return tip
         if role == Qt.ItemDataRole.DecorationRole:
-            return QColor(colour)
+            return self.icon(mark)
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            return f"{self.marks.get(mark, ('', '', mark))[2]}: {text}"
         if role == ID_ROLE:
             return item_id
         return None
@@ -109,6 +131,7 @@ class NavigatorView(QWidget):
 
         self.brush_label = QLabel()
         self.brush_label.setObjectName("brushChip")
+        self.brush_label.setWordWrap(True)      # a narrow navigator: the end date goes below
         self.brush_clear = QToolButton(text="✕")
         self.brush_clear.setToolTip("Clear the time range (Esc on the timeline)")
         self.brush_clear.clicked.connect(lambda: self.session.set_brush(None, None))
@@ -120,8 +143,10 @@ class NavigatorView(QWidget):
         self.brush_box.setLayout(brush_row)
         self.brush_box.hide()
 
-        self.entities = ItemList(self)
-        self.events = ItemList(self)
+        self.entities = ItemList({d: (DOMAIN_LETTERS[d], DOMAIN_COLORS[d], DOMAIN_NAMES[d])
+                                  for d in DOMAINS}, self)
+        self.events = ItemList({c: (CLASS_LETTERS[c], CLASS_COLORS[c], class_name(c))
+                                for c in BELIEF_CLASSES}, self)
         self.entity_view = self._list(self.entities, "entity")
         self.event_view = self._list(self.events, "event")
         self.entity_title = QLabel("Entities")
@@ -145,14 +170,11 @@ class NavigatorView(QWidget):
         split.setSizes([280, 420])
         split.setChildrenCollapsible(False)
 
-        filters = QHBoxLayout()
-        filters.setSpacing(4)
-        filters.addWidget(self.kind, 1)
-        filters.addWidget(self.domain, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 4, 8)
         layout.addWidget(self.search)
-        layout.addLayout(filters)
+        layout.addWidget(self.kind)       # one per row: "Fiction · content" needs the width
+        layout.addWidget(self.domain)
         layout.addWidget(self.cls)
         layout.addWidget(self.brush_box)
         layout.addWidget(split, 1)
@@ -170,10 +192,14 @@ class NavigatorView(QWidget):
         self._on_opened()
 
     def _list(self, model: ItemList, kind: str) -> QListView:
-        view = QListView()
+        view = QuietListView()
         view.setModel(model)
+        view.setAccessibleName("Entities" if kind == "entity" else "Events")
         view.setUniformItemSizes(True)
-        view.setIconSize(QSize(10, 10))
+        # a long title ends in … (its whole text is the row's tooltip), no sideways scrolling
+        view.setTextElideMode(Qt.TextElideMode.ElideRight)
+        view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        view.setIconSize(QSize(14, 14))
         view.setAlternatingRowColors(False)
         view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         view.selectionModel().currentChanged.connect(
@@ -384,11 +410,11 @@ class NavigatorView(QWidget):
                     continue
                 marks = " ⚓" if r["user_flag"] else ""
                 text = f"{r['ts'][:10]}  {r['title']}{marks}"
-                tip = (f"{r['title']}\n{r['key'] or ''} · {CLASS_NAMES.get(r['belief_class'])}"
+                tip = (f"{text}\n{r['key'] or ''} · {class_name(r['belief_class'])}"
                        f" · {DOMAIN_NAMES.get(r['domain'])}"
                        + (" · anchor" if r["user_flag"] else "")
                        + (" · pinned" if not r["archivable"] else ""))
-                events.append((int(r["id"]), text, tip, CLASS_COLORS.get(r["belief_class"], "#888")))
+                events.append((int(r["id"]), text, tip, r["belief_class"]))
                 if len(events) >= LIMIT:
                     break
 
@@ -408,8 +434,7 @@ class NavigatorView(QWidget):
                     continue
                 tip = (f"{r['canonical_name']}\n{r['kind'].replace('_', ' ')} · "
                        f"{DOMAIN_NAMES.get(r['domain'])} · salience {r['salience']:.2f}")
-                entities.append((int(r["id"]), r["canonical_name"], tip,
-                                 DOMAIN_COLORS.get(r["domain"], "#888")))
+                entities.append((int(r["id"]), r["canonical_name"], tip, r["domain"]))
                 if len(entities) >= LIMIT:
                     break
         kept = {k: self.selected_ids(k) for k in ("event", "entity")}
@@ -447,6 +472,9 @@ class NavigatorView(QWidget):
     def _clicked(self, kind: str, current: QModelIndex) -> None:
         if self._syncing or not current.isValid():
             return
+        view = self.event_view if kind == "event" else self.entity_view
+        if view.focusing:
+            return      # Tab into the list only moves the keyboard there: nothing is chosen yet
         self._syncing = True
         try:
             self.session.select(kind, int(current.data(ID_ROLE)))

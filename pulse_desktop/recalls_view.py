@@ -200,7 +200,7 @@ class RecallsView(QWidget):
         self.retention.setRange(1, 36500)
         self.retention.setSuffix(" days")
         self.retention.setToolTip("Older records are deleted")
-        self.retention.setMaximumWidth(110)
+        self.retention.setMinimumWidth(110)
         self.retention.editingFinished.connect(self._set_retention)
         self.count = QLabel()
         self.count.setStyleSheet("color: #5b6678;")
@@ -246,6 +246,7 @@ class RecallsView(QWidget):
         ll.addWidget(self.heading)
         ll.addWidget(self.table, 1)
         split = QSplitter(Qt.Orientation.Vertical)
+        split.setChildrenCollapsible(False)     # a drag never hides a panel whole
         split.addWidget(self.list)
         split.addWidget(lower)
         split.setSizes([320, 360])
@@ -258,7 +259,7 @@ class RecallsView(QWidget):
         layout.addLayout(bar)
         layout.addLayout(options)
         layout.addWidget(hint)
-        layout.addWidget(self.empty)
+        layout.addWidget(self.empty, 1)       # the empty note takes the room the lists would
         layout.addWidget(split, 1)
         self.split = split
 

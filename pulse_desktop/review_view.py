@@ -103,6 +103,7 @@ class ReviewView(QWidget):
         self.note.setStyleSheet("color: #5b6678;")
 
         self.tree = QTreeWidget()
+        self.tree.setAccessibleName("Waiting for your decision")
         self.tree.setHeaderHidden(True)
         self.tree.setRootIsDecorated(False)
         self.tree.setIndentation(10)

@@ -2,9 +2,11 @@
 
 Each tab gets a selection that shows it off: the graph focuses an entity, the timeline brushes
 a year, the beliefs table selects an axiom. A tab may offer ``prepare_screenshot()`` to fill
-itself (the playground runs a query, for example); it is called when present. Then two
-curation pictures: an event's edit dialog (``app-edit.png``) and, with the navigator searching
-the person, the preview of erasing everything about them (``app-erase.png``).
+itself (the playground runs a query, for example); it is called when present. Every picture is
+taken at 1280×800 and at 1920×1080, the width in its name (``app-playground-1280.png``). Then
+two curation pictures at 1280: an event's edit dialog (``app-edit-1280.png``) and, with the
+navigator searching the person, the preview of erasing everything about them
+(``app-erase-1280.png``).
 """
 
 from __future__ import annotations
@@ -18,10 +20,10 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from pulse_desktop.main_window import TABS, MainWindow
 
-SIZE = (1480, 900)
+SIZES = ((1280, 800), (1920, 1080))     # a common laptop, and a common desktop screen
 
 
-def _settle(seconds: float) -> None:
+def settle(seconds: float) -> None:
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         QApplication.processEvents()
@@ -61,12 +63,24 @@ def _first_event(window: MainWindow, *preferred: str) -> int | None:
     return int(row[0]) if row else None
 
 
+def prepare_tab(name: str, view) -> None:
+    """Fill a tab as a person would before looking at it (the playground asks a question)."""
+    if name == "Playground":
+        _prepare(view)
+
+
 def _prepare(view) -> None:
     """Fill a tab for its picture: its own prepare_screenshot() if it has one; else, for the
     playground, one of the demo memory's example queries."""
     prepare = getattr(view, "prepare_screenshot", None)
     if callable(prepare):
-        prepare()
+        import inspect
+
+        # a tab that works in the background takes the wait function; others fill at once
+        if inspect.signature(prepare).parameters:
+            prepare(_wait)
+        else:
+            prepare()
         return
     run = getattr(view, "run_query", None)
     edit = getattr(view, "query_edit", None)
@@ -81,19 +95,31 @@ def _prepare(view) -> None:
         _wait(lambda: bool(got), 60)
 
 
-def take_screenshots(window: MainWindow, out_dir: Path, *, graph_timeout: float = 90.0
-                     ) -> list[Path]:
-    """Show every tab in turn and save ``app-<tab>.png`` into out_dir; returns the files."""
+def take_screenshots(window: MainWindow, out_dir: Path, *, graph_timeout: float = 90.0,
+                     sizes=SIZES) -> list[Path]:
+    """At each window size, show every tab in turn and save ``app-<tab>-<width>.png`` into
+    out_dir (the edit and erase pictures at the first size only); returns the files."""
+    written: list[Path] = []
+    for i, size in enumerate(sizes):
+        written += _shots_at(window, out_dir, size, graph_timeout, curation=i == 0)
+    return written
+
+
+def _shots_at(window: MainWindow, out_dir: Path, size: tuple[int, int], graph_timeout: float,
+              *, curation: bool) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
-    window.resize(*SIZE)
+    window.resize(*size)
     window.show()
-    _settle(0.3)
+    settle(0.3)
+    window.fit_panels()        # the side panels as this window size gives them
+    settle(0.3)
     session = window.session
     written: list[Path] = []
+    width = size[0]
 
     def save(name: str) -> None:
-        _settle(0.4)
-        path = out_dir / f"app-{name.lower()}.png"
+        settle(0.4)
+        path = out_dir / f"app-{name.lower()}-{width}.png"
         if not window.grab().save(str(path)):
             raise RuntimeError(f"could not write {path}")
         written.append(path)
@@ -103,11 +129,11 @@ def take_screenshots(window: MainWindow, out_dir: Path, *, graph_timeout: float 
         view = window.tab(name)
         if name == "Graph":
             _wait(lambda: window.graph.ready, graph_timeout)
-            _settle(0.8)
+            settle(0.8)
             target = _entity_id(window, "Dana") or _entity_id(window, "")
             if target is not None:
                 session.select("entity", target)
-            _settle(1.2)        # the page animates the focus
+            settle(1.2)        # the page animates the focus
         elif name == "Timeline":
             session.set_brush("2024-01-01T00:00:00Z", "2024-12-31T23:59:59Z")
             target = _first_event(window, "e112")
@@ -123,17 +149,18 @@ def take_screenshots(window: MainWindow, out_dir: Path, *, graph_timeout: float 
                 _prepare(view)
             except Exception as exc:  # a screenshot helper must not stop the others
                 session.message.emit(f"{name}: {exc}")
-            _settle(1.0)
+            settle(1.0)
         save(name)
         if name == "Timeline":
             session.set_brush(None, None)
-    written += _curation_shots(window, out_dir, graph_timeout)
+    if curation:
+        written += _curation_shots(window, out_dir, graph_timeout, width)
     return written
 
 
 def _save_with_dialog(window: MainWindow, dialog: QWidget, path: Path) -> Path:
     """The window with a dialog drawn where it sits over it (they are separate windows)."""
-    _settle(0.6)
+    settle(0.6)
     picture = window.grab()
     at = dialog.mapToGlobal(QPoint(0, 0)) - window.mapToGlobal(QPoint(0, 0))
     if not picture.rect().contains(at):
@@ -151,7 +178,8 @@ def _save_with_dialog(window: MainWindow, dialog: QWidget, path: Path) -> Path:
     return path
 
 
-def _curation_shots(window: MainWindow, out_dir: Path, graph_timeout: float) -> list[Path]:
+def _curation_shots(window: MainWindow, out_dir: Path, graph_timeout: float, width: int
+                    ) -> list[Path]:
     from pulse_desktop.curation import curator
 
     session = window.session
@@ -167,16 +195,16 @@ def _curation_shots(window: MainWindow, out_dir: Path, graph_timeout: float) -> 
     if event is not None:
         session.select("event", event)
         dialog = curator(session).edit_event(event, window)
-        written.append(_save_with_dialog(window, dialog, out_dir / "app-edit.png"))
+        written.append(_save_with_dialog(window, dialog, out_dir / f"app-edit-{width}.png"))
         dialog.reject()
     if person is not None:
         window.navigator.search.setText(person[1])
         window.navigator.refresh()
         session.select("entity", int(person[0]))
-        _settle(1.5)            # the page fits what the search shows
+        settle(1.5)            # the page fits what the search shows
         dialog = curator(session).erase([f"entity:{person[0]}"], person[1], cascade=True,
                                         parent=window)
-        written.append(_save_with_dialog(window, dialog, out_dir / "app-erase.png"))
+        written.append(_save_with_dialog(window, dialog, out_dir / f"app-erase-{width}.png"))
         dialog.reject()
         window.navigator.search.clear()
         window.navigator.refresh()

@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
 )
 
 from pulse_desktop import app_settings
-from pulse_desktop.playground_view import run_job
+from pulse_desktop.query_thread import run_job
 
 MODELS_TEMPLATE = """{
   "models": {

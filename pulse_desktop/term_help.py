@@ -52,6 +52,49 @@ TERM_HELP: dict[str, str] = {
 }
 
 
+# The plain name a column or a line shows, and the spec's symbol (in the tooltip).
+TERM_NAMES: dict[str, tuple[str, str]] = {
+    "score": ("Score", "score"),
+    "relevance": ("Relevance", "relevance"),
+    "recency_factor": ("Recency", "recency_factor = α + (1 − α)·recency_eff"),
+    "emotion": ("Emotion", "1 + β·similarity"),
+    "state": ("State", "1 + γ·fit"),
+    "anchor": ("Anchor", "1 + δ_anchor"),
+    "date": ("Date", "1 + δ_date·nearness"),
+    "cosine": ("Closeness", "cosine"),
+    "dense_relevance": ("Meaning", "dense_relevance"),
+    "bm25": ("Keyword score", "BM25"),
+    "bm25_norm": ("Shared words", "bm25_norm = BM25 ÷ best BM25"),
+    "context_relevance": ("Said beside it", "context_relevance"),
+    "fusion_dense_weight": ("Meaning share", "w"),
+    "context_weight": ("Beside-it share", "λ_context"),
+    "days_ago": ("Days ago", "days_ago"),
+    "lambda": ("Fades per day", "λ"),
+    "recency": ("Freshness", "recency = exp(−λ·days_ago)"),
+    "confidence_floor": ("Floor", "confidence_floor"),
+    "recency_eff": ("Freshness used", "recency_eff = max(recency, floor)"),
+    "floor_applied": ("Floor used", "floor_applied"),
+    "alpha": ("Kept share", "α"),
+    "base": ("Before boosts", "base = relevance × recency_factor"),
+    "median_cosine": ("Typical closeness", "median cosine"),
+    "max_cosine": ("Best closeness", "max cosine"),
+    "via_chain": ("Via chain", "via_chain"),
+}
+
+
+def term_name(term: str) -> str:
+    """The plain name of a breakdown term ("Recency" for recency_factor)."""
+    return TERM_NAMES.get(term, (term.replace("_", " ").capitalize(), term))[0]
+
+
+def term_tooltip(term: str) -> str:
+    """The plain name, the spec's symbol and the explanation."""
+    name, symbol = TERM_NAMES.get(term, (term, term))
+    head = f"{name} ({symbol})" if symbol and symbol != name.lower() else name
+    text = TERM_HELP.get(term, "")
+    return f"{head}\n{text}" if text else head
+
+
 def term_help(term: str) -> str:
     """The explanation of a breakdown term, or an empty string for an unknown one."""
     return TERM_HELP.get(term, "")

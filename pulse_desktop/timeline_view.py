@@ -1,25 +1,26 @@
 """The Timeline tab: events on a zoomable time axis (native Qt painting), in lanes by belief
-class or by domain, coloured by dominant emotion, with marks for axioms (diamonds), anchors
-(a flag) and pinned rows (a dark ring); teal marks along the top are the moments the
-companion recalled something (pulse_desktop/timeline_recalls.py). Drag to brush a time range:
-the navigator, the beliefs table and the graph then show only that range. It shows only the
-events the navigator's filter lets through (kind, domain, class, search).
+class or by domain, coloured by dominant emotion (with its letter in the dot), with marks for
+core wounds (diamonds), anchors (a flag) and pinned rows (a dark ring); teal marks along the top
+are the moments the companion recalled something (pulse_desktop/timeline_recalls.py). Drag to
+brush a time range: the navigator, the beliefs table and the graph then show only that range.
+It shows only the events the navigator's filter lets through (kind, domain, class, search).
+Data: timeline_data.py; painting: timeline_paint.py.
 
 Mouse: wheel or Ctrl+wheel zooms around the pointer, Shift+wheel pans, right/middle drag pans,
 left drag brushes, click selects, double-click on empty space clears the range.
-Keys: + / − zoom, ← / → pan, 0 fits, Esc clears the range.
+Keys: ← / → move the cursor (the view follows), Shift+← / Shift+→ brush a range from the
+cursor, Ctrl+← / Ctrl+→ pan, Enter selects the event nearest the cursor, + / − zoom, 0 fits,
+Esc clears the range.
 """
 
 from __future__ import annotations
 
 import math
-import zlib
-from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 
 import numpy as np
 from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen, QPolygonF
+from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (
     QButtonGroup,
     QHBoxLayout,
@@ -32,51 +33,13 @@ from PySide6.QtWidgets import (
 )
 
 from core.beliefs import BELIEF_CLASSES, DOMAINS
-from core.emotion.plutchik import EMOTIONS
-from pulse_desktop import timeline_recalls
+from pulse_desktop import timeline_paint, timeline_recalls
 from pulse_desktop.session import MemorySession
-from pulse_desktop.style import (
-    ACCENT,
-    CLASS_NAMES,
-    DOMAIN_COLORS,
-    DOMAIN_NAMES,
-    EMOTION_COLORS,
-    NEUTRAL,
-    color,
-)
+from pulse_desktop.style import DOMAIN_NAMES, EMOTION_COLORS, class_name
+from pulse_desktop.timeline_data import DAY, Dot, iso, load_dots, parse_ts
 
-LEFT, RIGHT, TOP, BOTTOM = 128, 18, 34, 36
-DETAIL_LIMIT = 4000      # above this many visible events, draw them as plain points
-DAY = 86400.0
-MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-
-
-@dataclass
-class Dot:
-    id: int
-    t: float
-    ts: str
-    title: str
-    key: str
-    belief_class: str
-    domain: str
-    user_flag: bool
-    pinned: bool
-    emotion: str | None
-    emotion_value: float
-    weight: float
-    jitter: float        # −1..1, stable per event: spreads dots vertically inside a lane
-
-
-def parse_ts(text: str) -> float:
-    value = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
-    return value.timestamp()
-
-
-def iso(t: float) -> str:
-    return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+LEFT, RIGHT, BOTTOM = 128, 18, 36
+KEY_STEPS = 40           # the cursor moves 1/40 of the visible span per arrow key
 
 
 class TimelineCanvas(QWidget):
@@ -104,6 +67,12 @@ class TimelineCanvas(QWidget):
         self._dense = None   # (x, y, ids) drawn by the dense path, for hit tests
         self.recalls: list[timeline_recalls.RecallMark] = []
         self._recall_hits: list[tuple[float, int]] = []
+        self._cursor: float | None = None        # the keyboard's place on the time axis
+        self._key_anchor: float | None = None    # where a Shift+arrow brush started
+        self.setAccessibleName("Timeline")
+        self.setAccessibleDescription(
+            "Events in time. Arrow keys move the cursor, Shift+arrows choose a time range, "
+            "Enter selects the nearest event, Esc clears the range.")
 
     # -- data ------------------------------------------------------------------------------
     def set_dots(self, dots: list[Dot]) -> None:
@@ -122,8 +91,9 @@ class TimelineCanvas(QWidget):
 
     # -- geometry ----------------------------------------------------------------------------
     def plot_rect(self) -> QRectF:
-        return QRectF(LEFT, TOP, max(10, self.width() - LEFT - RIGHT),
-                      max(10, self.height() - TOP - BOTTOM))
+        top = timeline_paint.legend_height(self) + 12      # the legend wraps when narrow
+        return QRectF(LEFT, top, max(10, self.width() - LEFT - RIGHT),
+                      max(10, self.height() - top - BOTTOM))
 
     def x_of(self, t: float) -> float:
         r = self.plot_rect()
@@ -168,101 +138,10 @@ class TimelineCanvas(QWidget):
         self.rangeChanged.emit()
         self.update()
 
-    # -- painting ------------------------------------------------------------------------------
+    # -- painting (pulse_desktop/timeline_paint.py) -----------------------------------------
     def paintEvent(self, _event) -> None:
         p = QPainter(self)
-        p.setRenderHint(QPainter.RenderHint.Antialiasing)
-        p.fillRect(self.rect(), QColor("#ffffff"))
-        r = self.plot_rect()
-        lanes = self.lanes()
-        lane_h = r.height() / len(lanes)
-        label_font = QFont(self.font())
-        label_font.setPointSizeF(max(8.0, label_font.pointSizeF() * 0.95))
-
-        # lanes
-        for i, lane in enumerate(lanes):
-            y = r.top() + i * lane_h
-            if i % 2 == 0:
-                p.fillRect(QRectF(0, y, self.width(), lane_h), QColor("#f7f8fc"))
-            p.setPen(QColor("#e3e7ef"))
-            p.drawLine(QPointF(0, y), QPointF(self.width(), y))
-            name = CLASS_NAMES.get(lane, lane) if self.lane_by == "class" else DOMAIN_NAMES.get(lane, lane)
-            count = self._lane_counts().get(lane, 0)
-            p.setFont(label_font)
-            p.setPen(QColor("#2d3645") if self.lane_by == "class" else QColor(DOMAIN_COLORS[lane]))
-            p.drawText(QRectF(10, y, LEFT - 16, lane_h),
-                       Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
-                       f"{name}\n{count} events")
-        p.setPen(QColor("#e3e7ef"))
-        p.drawLine(QPointF(0, r.bottom()), QPointF(self.width(), r.bottom()))
-
-        self._paint_axis(p, r)
-
-        # brush
-        brush = self._live_brush()
-        if brush is not None:
-            x0, x1 = sorted((self.x_of(brush[0]), self.x_of(brush[1])))
-            x0, x1 = max(x0, r.left()), min(x1, r.right())
-            if x1 > x0:
-                p.fillRect(QRectF(x0, r.top(), x1 - x0, r.height()), color(ACCENT, 34))
-                p.setPen(QPen(color(ACCENT, 160), 1.2))
-                p.drawLine(QPointF(x0, r.top()), QPointF(x0, r.bottom()))
-                p.drawLine(QPointF(x1, r.top()), QPointF(x1, r.bottom()))
-
-        # events
-        p.setClipRect(r.adjusted(-8, -4, 8, 4))
-        self._hits = []
-        lane_index = {lane: i for i, lane in enumerate(lanes)}
-        self._dense = None
-        visible = [d for d in self.dots if self.t0 <= d.t <= self.t1]
-        if len(visible) > DETAIL_LIMIT:
-            self._paint_dense(p, r, lane_h, lanes, brush)
-            visible = [d for d in visible if d.belief_class == "axiom" or d.user_flag
-                       or d.id == self.selected][:DETAIL_LIMIT]
-        for d in visible:
-            if d.t < self.t0 or d.t > self.t1:
-                continue
-            x = self.x_of(d.t)
-            li = lane_index.get(self.lane_of(d))
-            if li is None:
-                continue
-            y = r.top() + (li + 0.5) * lane_h + d.jitter * lane_h * 0.34
-            radius = 4.0 + 5.0 * max(0.0, min(1.0, d.weight))
-            inside = brush is None or (min(brush) <= d.t <= max(brush))
-            alpha = 235 if inside else 55
-            fill = color(EMOTION_COLORS.get(d.emotion or "", NEUTRAL), alpha)
-            outline = QColor("#1f2733") if d.pinned else color("#ffffff", 230)
-            p.setPen(QPen(color(outline.name(), alpha), 2.0 if d.pinned else 1.0))
-            p.setBrush(fill)
-            if d.belief_class == "axiom":
-                k = radius * 1.35
-                p.drawPolygon(QPolygonF([QPointF(x, y - k), QPointF(x + k, y), QPointF(x, y + k),
-                                         QPointF(x - k, y)]))
-            else:
-                p.drawEllipse(QPointF(x, y), radius, radius)
-            if d.user_flag:
-                path = QPainterPath()
-                top = y - radius - 11
-                path.moveTo(x, y - radius - 1)
-                path.lineTo(x, top)
-                p.setPen(QPen(color("#8a5a00", alpha), 1.3))
-                p.setBrush(Qt.BrushStyle.NoBrush)
-                p.drawPath(path)
-                p.setPen(Qt.PenStyle.NoPen)
-                p.setBrush(color("#e0a416", alpha))
-                p.drawPolygon(QPolygonF([QPointF(x, top), QPointF(x + 7, top + 3),
-                                         QPointF(x, top + 6)]))
-            if d.id == self.selected:
-                p.setBrush(Qt.BrushStyle.NoBrush)
-                p.setPen(QPen(QColor(ACCENT), 2.5))
-                p.drawEllipse(QPointF(x, y), radius + 5, radius + 5)
-            self._hits.append((x, y, radius + 3, d.id))
-        p.setClipping(False)
-        self._recall_hits = timeline_recalls.paint(p, self, r)
-        self._paint_legend(p)
-        if not self.dots:
-            p.setPen(QColor("#6b7585"))
-            p.drawText(r, Qt.AlignmentFlag.AlignCenter, "No events in this memory yet.")
+        timeline_paint.paint(self, p)
         p.end()
 
     def _lane_counts(self) -> dict[str, int]:
@@ -288,123 +167,6 @@ class TimelineCanvas(QWidget):
             ids = np.fromiter((d.id for d in self.dots), dtype=np.int64, count=len(self.dots))
             self._np = (self.dots, t, jitter, colour, ids, colours)
         return self._np
-
-    def _paint_dense(self, p: QPainter, r: QRectF, lane_h: float, lanes: list[str], brush) -> None:
-        """Many events: vectorised positions, one point per occupied pixel and colour."""
-        _dots, t, jitter, colour, ids, colours = self._arrays()
-        lane_of = {lane: i for i, lane in enumerate(lanes)}
-        key = "belief_class" if self.lane_by == "class" else "domain"
-        lane = np.fromiter((lane_of.get(getattr(d, key), -1) for d in self.dots),
-                           dtype=np.int64, count=len(self.dots))
-        keep = (t >= self.t0) & (t <= self.t1) & (lane >= 0)
-        x = r.left() + (t[keep] - self.t0) / (self.t1 - self.t0) * r.width()
-        y = r.top() + (lane[keep] + 0.5) * lane_h + jitter[keep] * lane_h * 0.38
-        inside = np.ones(x.shape, dtype=bool) if brush is None else \
-            (t[keep] >= min(brush)) & (t[keep] <= max(brush))
-        px, py = (x // 2).astype(np.int64), (y // 2).astype(np.int64)   # 2-pixel cells
-        cell = (px * 4096 + py) * 32 + colour[keep] * 2 + inside
-        _unique, first = np.unique(cell, return_index=True)
-        self._dense = (x, y, ids[keep])
-        for c in np.unique(colour[keep]):
-            for flag in (False, True):
-                sel = first[(colour[keep][first] == c) & (inside[first] == flag)]
-                if not sel.size:
-                    continue
-                hex_code = EMOTION_COLORS.get(colours[c], NEUTRAL)
-                p.setPen(QPen(color(hex_code, 200 if flag else 45), 3.2, Qt.PenStyle.SolidLine,
-                              Qt.PenCapStyle.RoundCap))
-                p.drawPoints(QPolygonF([QPointF(float(a), float(b))
-                                        for a, b in zip(x[sel], y[sel])]))
-
-    def _paint_axis(self, p: QPainter, r: QRectF) -> None:
-        ticks = self._ticks(r.width())
-        p.setFont(self.font())
-        for t, label, major in ticks:
-            x = self.x_of(t)
-            if x < r.left() - 1 or x > r.right() + 1:
-                continue
-            p.setPen(QPen(QColor("#dfe3ec" if major else "#eef0f5"), 1))
-            p.drawLine(QPointF(x, r.top()), QPointF(x, r.bottom()))
-            p.setPen(QColor("#4a5566" if major else "#8a94a3"))
-            p.drawLine(QPointF(x, r.bottom()), QPointF(x, r.bottom() + 5))
-            p.drawText(QRectF(x - 60, r.bottom() + 6, 120, 20),
-                       Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop, label)
-
-    def _ticks(self, width: float) -> list[tuple[float, str, bool]]:
-        span_days = (self.t1 - self.t0) / DAY
-        per_px = span_days / max(width, 1)
-        want = per_px * 90  # days between labels
-        start = datetime.fromtimestamp(self.t0, timezone.utc)
-        end = datetime.fromtimestamp(self.t1, timezone.utc)
-        out: list[tuple[float, str, bool]] = []
-        if want >= 300:
-            step = max(1, math.ceil(want / 365))
-            for year in range(start.year - start.year % step, end.year + 2, step):
-                t = datetime(year, 1, 1, tzinfo=timezone.utc).timestamp()
-                out.append((t, str(year), True))
-        elif want >= 25:
-            step = next(s for s in (1, 2, 3, 6, 12) if s * 30.4 >= want)
-            y, m = start.year, start.month - (start.month - 1) % step
-            while True:
-                moment = datetime(y, m, 1, tzinfo=timezone.utc)
-                if moment > end:
-                    break
-                label = str(y) if m == 1 else f"{MONTHS[m - 1]}"
-                out.append((moment.timestamp(), label if m != 1 else f"{y}", m == 1))
-                m += step
-                if m > 12:
-                    m -= 12
-                    y += 1
-        else:
-            step = next((s for s in (1, 2, 7, 14) if s >= want), 14)
-            moment = datetime(start.year, start.month, start.day, tzinfo=timezone.utc)
-            while moment <= end:
-                if step < 7 or moment.weekday() == 0 or step == 14:
-                    out.append((moment.timestamp(), f"{moment.day} {MONTHS[moment.month - 1]}",
-                                moment.day == 1))
-                moment += timedelta(days=step if step < 7 else 1)
-                if step >= 7:
-                    while moment.weekday() != 0 and moment <= end:
-                        moment += timedelta(days=1)
-                    if step == 14:
-                        moment += timedelta(days=7)
-        return out
-
-    def _paint_legend(self, p: QPainter) -> None:
-        x = 12
-        y = 10
-        font = QFont(self.font())
-        font.setPointSizeF(max(7.5, font.pointSizeF() * 0.9))
-        p.setFont(font)
-        metrics = p.fontMetrics()
-        for name in EMOTIONS:
-            p.setPen(Qt.PenStyle.NoPen)
-            p.setBrush(QColor(EMOTION_COLORS[name]))
-            p.drawEllipse(QPointF(x + 5, y + 7), 5, 5)
-            p.setPen(QColor("#4a5566"))
-            p.drawText(QPointF(x + 13, y + 11), name)
-            x += 20 + metrics.horizontalAdvance(name)
-        x += 8
-        # marks
-        p.setPen(QPen(QColor("#1f2733"), 1.2))
-        p.setBrush(QColor("#ffffff"))
-        p.drawPolygon(QPolygonF([QPointF(x + 5, y + 1), QPointF(x + 11, y + 7),
-                                 QPointF(x + 5, y + 13), QPointF(x - 1, y + 7)]))
-        p.drawText(QPointF(x + 15, y + 11), "axiom")
-        x += 22 + metrics.horizontalAdvance("axiom")
-        p.setPen(Qt.PenStyle.NoPen)
-        p.setBrush(QColor("#e0a416"))
-        p.drawPolygon(QPolygonF([QPointF(x, y + 1), QPointF(x + 8, y + 4), QPointF(x, y + 7)]))
-        p.setPen(QPen(QColor("#8a5a00"), 1.2))
-        p.drawLine(QPointF(x, y + 1), QPointF(x, y + 13))
-        p.setPen(QColor("#4a5566"))
-        p.drawText(QPointF(x + 12, y + 11), "anchor")
-        x += 20 + metrics.horizontalAdvance("anchor")
-        p.setPen(QPen(QColor("#1f2733"), 2))
-        p.setBrush(QColor(NEUTRAL))
-        p.drawEllipse(QPointF(x + 5, y + 7), 5, 5)
-        p.setPen(QColor("#4a5566"))
-        p.drawText(QPointF(x + 14, y + 11), "pinned")
 
     def _live_brush(self) -> tuple[float, float] | None:
         if self._drag_start is not None and self._drag_now is not None \
@@ -490,22 +252,80 @@ class TimelineCanvas(QWidget):
         if self.dot_at(event.position()) is None and self.brush is not None:
             self.set_brush(None, None)
 
+    def cursor_t(self) -> float:
+        """Where the keyboard is on the time axis: set by the arrows, else the selected
+        event, else the middle of the view."""
+        if self._cursor is None or not self.t0 <= self._cursor <= self.t1:
+            chosen = next((d.t for d in self.dots if d.id == self.selected), None)
+            self._cursor = chosen if chosen is not None and self.t0 <= chosen <= self.t1 \
+                else (self.t0 + self.t1) / 2
+        return self._cursor
+
+    def move_cursor(self, steps: int) -> float:
+        """Move the keyboard cursor; the view pans when it would leave it."""
+        step = (self.t1 - self.t0) / KEY_STEPS
+        t = self.cursor_t() + steps * step
+        if t < self.t0 or t > self.t1:
+            shift = (t - self.t1) if t > self.t1 else (t - self.t0)
+            self.t0 += shift
+            self.t1 += shift
+            self.rangeChanged.emit()
+        self._cursor = t
+        self.update()
+        return t
+
+    def brush_by_key(self, steps: int) -> None:
+        """Shift+arrow: a range from where the brushing started to the moved cursor."""
+        if self._key_anchor is None or self.brush is None:
+            self._key_anchor = self.cursor_t()
+        edge = self.move_cursor(steps)
+        if abs(edge - self._key_anchor) < 1:
+            self.set_brush(None, None)
+        else:
+            self.set_brush(self._key_anchor, edge)
+
+    def nearest_dot(self, t: float) -> Dot | None:
+        shown = [d for d in self.dots if self.t0 <= d.t <= self.t1]
+        return min(shown, key=lambda d: abs(d.t - t), default=None)
+
     def keyPressEvent(self, event) -> None:
         key = event.key()
+        mods = event.modifiers()
+        shift = bool(mods & Qt.KeyboardModifier.ShiftModifier)
+        ctrl = bool(mods & Qt.KeyboardModifier.ControlModifier)
         if key == Qt.Key.Key_Escape:
+            self._key_anchor = None
             self.set_brush(None, None)
         elif key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
-            self.zoom(0.7)
+            self.zoom(0.7, self.x_of(self.cursor_t()))
         elif key == Qt.Key.Key_Minus:
-            self.zoom(1 / 0.7)
-        elif key == Qt.Key.Key_Left:
-            self.pan(-0.15)
-        elif key == Qt.Key.Key_Right:
-            self.pan(0.15)
+            self.zoom(1 / 0.7, self.x_of(self.cursor_t()))
+        elif key in (Qt.Key.Key_Left, Qt.Key.Key_Right):
+            direction = -1 if key == Qt.Key.Key_Left else 1
+            if ctrl:
+                self.pan(0.15 * direction)
+            elif shift:
+                self.brush_by_key(direction)
+            else:
+                self._key_anchor = None
+                self.move_cursor(direction)
+        elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space):
+            dot = self.nearest_dot(self.cursor_t())
+            if dot is not None:
+                self._cursor = dot.t
+                self.eventClicked.emit(dot.id)
         elif key in (Qt.Key.Key_0, Qt.Key.Key_Home):
             self.fit()
         else:
             super().keyPressEvent(event)
+
+    def focusInEvent(self, event) -> None:
+        super().focusInEvent(event)
+        self.update()
+
+    def focusOutEvent(self, event) -> None:
+        super().focusOutEvent(event)
+        self.update()
 
     def set_brush(self, t0: float | None, t1: float | None, *, emit: bool = True) -> None:
         self.brush = None if t0 is None or t1 is None else (min(t0, t1), max(t0, t1))
@@ -527,42 +347,17 @@ class TimelineCanvas(QWidget):
             if dot is None:
                 QToolTip.hideText()
             else:
-                marks = ", ".join(m for m, on in (("axiom", dot.belief_class == "axiom"),
+                marks = ", ".join(m for m, on in (("core wound", dot.belief_class == "axiom"),
                                                   ("anchor", dot.user_flag),
                                                   ("pinned", dot.pinned)) if on)
                 emo = f"{dot.emotion} {dot.emotion_value:.2f}" if dot.emotion else "no emotion"
                 QToolTip.showText(event.globalPos(),
                                   f"{dot.title}\n{dot.ts[:10]} · {dot.key} · "
-                                  f"{CLASS_NAMES.get(dot.belief_class)} · "
+                                  f"{class_name(dot.belief_class)} · "
                                   f"{DOMAIN_NAMES.get(dot.domain)}\n{emo}"
                                   + (f" · {marks}" if marks else ""), self)
             return True
         return super().event(event)
-
-
-EVENTS_SQL = (
-    "SELECT e.id, e.key, e.title, e.ts, e.belief_class, e.domain, e.user_flag, e.archivable,"
-    " e.emotional_weight, " + ", ".join(f"m.{name}" for name in EMOTIONS)
-    + " FROM events e LEFT JOIN event_emotions m ON m.event_id = e.id"
-    " WHERE e.absorbed_into IS NULL AND e.archived = 0 ORDER BY e.ts, e.id")
-
-
-def load_dots(conn) -> list[Dot]:
-    dots = []
-    for r in conn.execute(EVENTS_SQL):
-        try:
-            t = parse_ts(r["ts"])
-        except ValueError:
-            continue
-        values = [(name, r[name] or 0.0) for name in EMOTIONS]
-        name, value = max(values, key=lambda x: x[1])
-        jitter = (zlib.crc32(str(r["id"]).encode()) % 2001) / 1000.0 - 1.0
-        dots.append(Dot(id=int(r["id"]), t=t, ts=r["ts"], title=r["title"], key=r["key"] or "",
-                        belief_class=r["belief_class"], domain=r["domain"],
-                        user_flag=bool(r["user_flag"]), pinned=not r["archivable"],
-                        emotion=name if value >= 0.05 else None, emotion_value=float(value),
-                        weight=float(r["emotional_weight"] or 0.0), jitter=jitter))
-    return dots
 
 
 class TimelineView(QWidget):
@@ -579,7 +374,7 @@ class TimelineView(QWidget):
             button.setCheckable(True)
             button.clicked.connect(lambda _c=False, m=mode: self.canvas.set_lane_by(m))
         self.by_class.setChecked(True)
-        self.by_class.setToolTip("One lane per belief class (axiom … hypothesis)")
+        self.by_class.setToolTip("One lane per belief class (core wounds … hypotheses)")
         self.by_domain.setToolTip("One lane per domain (real life, fiction, authorial)")
         group = QButtonGroup(self)
         group.setExclusive(True)
@@ -610,10 +405,12 @@ class TimelineView(QWidget):
         bar.addSpacing(12)
         bar.addWidget(self.clear)
         bar.addStretch(1)
-        hint = QLabel("Drag to filter every view to a time range · wheel: zoom · right-drag: "
-                      "pan · click: select")
+        hint = QLabel("Drag (or Shift+←/→) to show one time range everywhere · wheel: zoom · "
+                      "right-drag: pan · click or Enter: select")
         hint.setStyleSheet("color: #8a94a3; font-size: 9pt;")
+        hint.setWordWrap(True)
         hint.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.info.setWordWrap(True)
         bottom = QHBoxLayout()
         bottom.addWidget(hint, 1)
         bottom.addWidget(self.info)
@@ -634,6 +431,9 @@ class TimelineView(QWidget):
         session.filtered.connect(self._on_filter)
         self.all_dots: list[Dot] = []
         self.reload()
+
+    def focus_target(self):
+        return self.canvas
 
     def _load_recalls(self) -> None:
         memory = self.session.memory

@@ -165,7 +165,7 @@ def test_pin_core_wound_with_ctrl_p(qtbot, view):
     assert row["archivable"] == 0
     assert row["user_flag"] == 1
     assert journal(view, ev)[-1][0] == "event.pin"
-    assert index_of(view, ev, COL_CLASS).data() == "Axiom"
+    assert index_of(view, ev, COL_CLASS).data() == "Core wound · axiom"
     assert index_of(view, ev, COL_ARCHIVABLE).data(Qt.ItemDataRole.CheckStateRole) \
         == Qt.CheckState.Unchecked
 
@@ -323,7 +323,7 @@ def test_fact_class_edit_respects_the_axiom_invariant(view, warnings):
                               Qt.ItemDataRole.CheckStateRole)
     assert view.model.setData(fact_index(view, fact, COL_FLOOR), 0.6)
     assert view.model.setData(fact_index(view, fact, COL_CLASS), "axiom")
-    assert fact_index(view, fact, COL_CLASS).data() == "Axiom"
+    assert fact_index(view, fact, COL_CLASS).data() == "Core wound · axiom"
     # ...and then its floor cannot drop to 0.2
     seq = head(view)
     assert view.model.setData(fact_index(view, fact, COL_FLOOR), 0.2) is False

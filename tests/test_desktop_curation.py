@@ -273,8 +273,12 @@ def test_pinned_column_and_filter(qtbot, window):
     pinned += one(window, "SELECT COUNT(*) FROM facts WHERE archivable = 0")[0]
     beliefs.pinned_box.setChecked(True)
     assert beliefs.proxy.rowCount() == pinned > 0
-    texts = {beliefs.proxy.index(r, COL_PINNED).data() for r in range(beliefs.proxy.rowCount())}
+    # the column is a tick; what it means is read out (and in the tooltip): pinned, core wound
+    texts = {beliefs.proxy.index(r, COL_PINNED).data(Qt.ItemDataRole.AccessibleTextRole)
+             for r in range(beliefs.proxy.rowCount())}
     assert texts <= {"pinned", "core wound"} and "core wound" in texts
+    assert {beliefs.proxy.index(r, COL_PINNED).data(Qt.ItemDataRole.CheckStateRole)
+            for r in range(beliefs.proxy.rowCount())} == {Qt.CheckState.Checked}
     assert "pinned only" in beliefs.count.text()
     beliefs.pinned_box.setChecked(False)
     assert beliefs.proxy.rowCount() == beliefs.model.rowCount()

@@ -153,7 +153,7 @@ def test_import_cancel_halfway_then_complete(qtbot, view, session, tmp_path):
     view.progressed.disconnect(on_progress)
     assert seen and seen[0][1] == 300
     assert summary["cancelled"] is True
-    assert "CANCELLED" in view.summary.toPlainText()
+    assert view.summary.toPlainText().startswith("Cancelled — import again to finish")
     assert changed and changed[-1] == "all"
     verify = pulse(session.path, "verify")
     assert verify.returncode == 0, verify.stdout + verify.stderr
@@ -172,7 +172,12 @@ def test_import_cancel_halfway_then_complete(qtbot, view, session, tmp_path):
     assert 0 <= partial_events <= full_events
     assert pulse(session.path, "verify").returncode == 0
     assert view.progress.value() == view.progress.maximum()
-    assert "Total" in view.summary.toPlainText()
+    said = view.summary.toPlainText()
+    events = summary["total"]["events"]
+    assert said.startswith(f"{events['vivid']:,} moment"), said
+    assert f"{events['pooled']:,} passing remark" in said
+    assert f"300 messages read: {300 - partial_obs:,} new, {partial_obs:,} already there." in said
+    assert "pooled:" not in said and "vivid" not in said     # words, not the counters
     assert view.import_button.isEnabled() and not view.cancel_button.isEnabled()
 
 
@@ -232,6 +237,28 @@ def test_detail_panel_says_an_event_was_replaced_by_an_edited_message(qtbot, ses
     qtbot.addWidget(panel)
     session.select("event", old)
     assert "Replaced by the edited message's event" in panel.text()
+
+
+def test_ingest_summary_is_a_sentence():
+    from pulse_desktop.ingest_summary import summary_text
+
+    total = {"observations": {"new": 150, "duplicate": 0, "versioned": 0},
+             "events": {"vivid": 12, "pooled": 150, "distilled": 3, "absorbed": 91,
+                        "superseded": 0},
+             "entities": 5, "merge_proposals": 1, "relations": 2, "facts": 0, "links": 7,
+             "skipped": 0, "errors": []}
+    said = summary_text({"files": [{"file": "/x/chat.json", "format": "chatgpt", **total}],
+                         "cancelled": False, "total": total})
+    assert said == ("12 moments kept, 150 passing remarks pooled, 3 patterns found (91 remarks "
+                    "folded into patterns). Learned 5 new people, places and things, "
+                    "2 relations and 7 links between events. 150 messages read: 150 new. "
+                    "1 possible duplicate to review below (same person under two names?).")
+    corpus = {"format": "pulse-corpus/1", "entities": 1, "relations": 0, "events": 2,
+              "facts": 0, "keys": {}}
+    said = summary_text({"files": [{"file": "/x/c.json", **corpus}], "cancelled": False,
+                         "total": {}})
+    assert said == "c.json (pulse-corpus/1): 1 person, place or thing and 2 events added " \
+                   "from the corpus."
 
 
 def test_me_field_names_the_person_and_the_assistant_is_no_entity(qtbot, view, session,

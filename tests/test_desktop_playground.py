@@ -1,4 +1,7 @@
-"""Playground: the table shows exactly what `pulse retrieve --json` prints for the same inputs."""
+"""Playground: the list shows exactly what `pulse retrieve --json` prints for the same inputs;
+one list with a toggle and ▲▼ rank changes, factor bars on one log scale that add up to the
+score, plain names, 2–3 significant digits, and an Explain that says why (or why not) in one
+sentence and follows every question."""
 
 from __future__ import annotations
 
@@ -13,6 +16,10 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from conftest import NOW, NOW_ISO, ROOT  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
+
+from pulse_desktop.numbers import sig  # noqa: E402
+from pulse_desktop.term_help import term_name  # noqa: E402
 
 STATE = {"mood_vector": {"shame": 0.8, "sadness": 0.55}, "stress_proxy": 0.7,
          "sleep_quality": 0.3, "sleep_hours": 5.5, "hrv": 48.0, "hr_trend": "elevated_3d",
@@ -62,7 +69,9 @@ def table_rows(model) -> list[dict]:
     cols = model.columns()
     rows = []
     for r in range(model.rowCount()):
-        rows.append({c: model.index(r, i).data(RAW_ROLE) for i, c in enumerate(cols)})
+        row = {c: model.index(r, i).data(RAW_ROLE) for i, c in enumerate(cols)}
+        row["id"] = model.results[r]["id"]
+        rows.append(row)
     return rows
 
 
@@ -84,8 +93,8 @@ def test_table_equals_cli_exactly(qtbot, view, session, tmp_path):
     statefile = tmp_path / "state.json"
     statefile.write_text(json.dumps(STATE))
     view.query_edit.setText("my father left")
-    view.scorer_combo.setCurrentText("dense")
-    assert view.scorer_combo.currentText() == "dense"
+    view.set_scorer("dense")
+    assert view.scorer() == "dense" and view.scorer_combo.currentText() == "Meaning only (dense)"
     view.top_k.setValue(5)
     view.set_state(STATE)
     assert view.state_dict() == STATE
@@ -97,7 +106,7 @@ def test_table_equals_cli_exactly(qtbot, view, session, tmp_path):
     assert [r["id"] for r in rows] == [r["id"] for r in expected["results"]]
     assert len(rows) == 5
     for row, res in zip(rows, expected["results"]):
-        assert row["key"] == res["key"] and row["score"] == res["score"]
+        assert row["event"] == res["key"] and row["score"] == res["score"]
         for term, value in res["terms"].items():
             assert row[term] == value, term     # every term of the breakdown, exactly
     assert expected["gates"]["emotion"] is True and expected["gates"]["state"] == "stressed"
@@ -108,7 +117,7 @@ def test_table_equals_cli_exactly(qtbot, view, session, tmp_path):
     from PySide6.QtGui import QGuiApplication
 
     assert json.loads(QGuiApplication.clipboard().text()) == expected
-    # v2 side by side, with rank changes
+    # compared with v2: rank changes, and the toggle shows v2's own list
     assert view.compare_output is not None and view.compare_output["scorer"] == "v2"
     v2 = cli_retrieve(session.path, "my father left", "--scorer", "v2", "--top-k", "5",
                       "--state", str(statefile))
@@ -120,17 +129,27 @@ def test_table_equals_cli_exactly(qtbot, view, session, tmp_path):
             assert delta == v2_rank[r["id"]] - (i + 1)
         else:
             assert text == "new"
-
+    view.show_list("other")
+    assert [r["id"] for r in table_rows(view.model)] == [r["id"] for r in v2["results"]]
+    assert view.show_other.isChecked() and view.show_other.text().startswith("Older")
+    assert view.main_caption.text() == f"{len(v2['results'])} results"
+    dense_rank = {r["id"]: i + 1 for i, r in enumerate(expected["results"])}
+    for i, r in enumerate(v2["results"]):
+        text, delta = view.model.rank_change(i)
+        assert text == "new" if r["id"] not in dense_rank else \
+            delta == dense_rank[r["id"]] - (i + 1)
+    view.show_list("main")
+    assert [r["id"] for r in table_rows(view.model)] == [r["id"] for r in expected["results"]]
 
 def test_abstention_is_shown_plainly(qtbot, view, session):
     view.query_edit.setText("xqzv blorf quantum lasagna")
-    assert view.scorer_combo.currentText() == "pulse"          # the default
+    assert view.scorer() == "pulse"                            # the default
     out = run(qtbot, view)
     assert out == cli_retrieve(session.path, "xqzv blorf quantum lasagna")
     assert out["abstained"] is True and out["results"] == []
     assert view.abstain_label.isVisibleTo(view)
     assert view.abstain_label.text().startswith("Nothing relevant — the closest event's cosine")
-    assert view.main_caption.text() == "pulse — nothing relevant"
+    assert view.main_caption.text() == "Nothing relevant"
     assert view.model.rowCount() == 0
     view.abstain_check.setChecked(False)                       # rank anyway
     out = run(qtbot, view)
@@ -142,7 +161,7 @@ def test_abstention_is_shown_plainly(qtbot, view, session):
 
 def test_v2_without_state_and_alpha_override(qtbot, view, session, tmp_path):
     view.query_edit.setText("coffee with a friend")
-    view.scorer_combo.setCurrentText("v2")
+    view.set_scorer("v2")
     view.top_k.setValue(5)
     view.alpha_slider.setValue(30)
     assert view.settings_overrides() == {"alpha": 0.3}
@@ -171,7 +190,9 @@ def test_domains_and_explain_unranked(qtbot, view, session):
         view.explain_event()
     result = blocker.args[0]["result"]
     assert result["id"] == outside
-    assert f"#{outside}" in view.explain_text.toPlainText()
+    sentence = view.explain.sentence.text()
+    assert sentence.startswith(str(result["key"] or outside))
+    assert "ranks" in sentence or "not ranked" in sentence or "left out" in sentence
     from core.memory import Memory
 
     with Memory.open(session.path, read_only=True) as mem:
@@ -179,18 +200,140 @@ def test_domains_and_explain_unranked(qtbot, view, session):
     assert direct == blocker.args[0]
 
 
-def test_factor_segments_add_up_to_score(qtbot, view):
-    from pulse_desktop.playground_view import factor_segments
+def test_factor_bars_add_up_to_the_score_on_one_log_scale(qtbot, view):
+    import math
+
+    from pulse_desktop.playground_results import LOG_FLOOR, factor_pieces, relevance_channels
 
     view.query_edit.setText("the day papa left")
     view.set_state({"mood_vector": {"shame": 0.9}})
     out = run(qtbot, view)
+    assert out["results"]
     for r in out["results"]:
-        pieces = dict(factor_segments(r))
-        total = sum(v for k, v in pieces.items() if k != "recency_factor")
-        assert abs(total - r["score"]) < 1e-9
+        pieces = factor_pieces(r)
+        t = r["terms"]
+        # relevance runs from the floor of the shared axis, split into its channels
+        channels = [p for p in pieces if p.name in ("meaning", "words", "beside")]
+        assert channels and channels[0].start == math.log10(LOG_FLOOR)
+        assert channels[-1].end == pytest.approx(math.log10(t["relevance"]))
+        assert sum(v for _n, v in relevance_channels(t)) == pytest.approx(t["relevance"])
+        # each factor moves the end by its log: the signed lengths add up to log(score)
+        rest = [p for p in pieces if p not in channels]
+        total = math.log10(t["relevance"]) + sum(p.end - p.start for p in rest)
+        assert total == pytest.approx(math.log10(r["score"]))
+        assert pieces[-1].end == pytest.approx(math.log10(r["score"]))
+        # time only takes away; neutral factors add no piece
+        assert all(p.lost for p in rest if p.name == "time")
+        assert {p.name for p in rest} == {n for n, f in (("time", "recency_factor"),
+                                                        ("emotion", "emotion"),
+                                                        ("state", "state"), ("anchor", "anchor"),
+                                                        ("date", "date"))
+                                          if abs(t[f] - 1.0) > 1e-12}
     view.table.viewport().repaint()   # the delegate paints without error
-    view.copy_json()
+
+
+def test_plain_names_and_short_numbers(qtbot, view):
+    import re
+
+    view.query_edit.setText("feeling abandoned")
+    out = run(qtbot, view)
+    model = view.model
+    headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
+    assert not any("_" in h for h in headers), headers
+    assert {"Relevance", "Recency", "Emotion", "State", "Anchor", "Date"} <= set(headers)
+    tips = {h: model.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+            for c, h in enumerate(headers)}
+    assert "α" in tips["Recency"] and "λ" in tips["Fades per day"]
+    for row in range(model.rowCount()):
+        for col in range(model.columnCount()):
+            text = model.index(row, col).data()
+            if text and re.fullmatch(r"[-\d.,]+", text):
+                digits = text.replace(",", "").replace("-", "").replace(".", "").lstrip("0")
+                assert len(digits) <= 3 or "." not in text, (headers[col], text)
+    # the exact values are one hover away, and in Copy as JSON
+    col = model.column_of("relevance")
+    assert model.index(0, col).data(Qt.ItemDataRole.ToolTipRole).endswith(
+        repr(out["results"][0]["terms"]["relevance"]))
+    # neutral factors are faded
+    state_col = model.column_of("state")
+    assert model.index(0, state_col).data(Qt.ItemDataRole.ForegroundRole) is not None
+    labels = [view.domain_checks[d].text() for d in ("real", "fiction_content",
+                                                      "fiction_meta", "meta_authorial")]
+    assert labels == ["Real life", "Fiction · content", "Fiction · meta", "Authorial"]
+
+
+def test_explain_follows_every_question_and_says_why_not_first(qtbot, view):
+    view.top_k.setValue(5)
+    view.query_edit.setText("coffee with Dana")
+    view.explain_edit.setText("e057")
+    with qtbot.waitSignal(view.explained, timeout=120_000) as first:
+        run(qtbot, view)
+    assert first.args[0]["query"] == "coffee with Dana"
+    sentence = view.explain.sentence.text()
+    assert sentence.startswith("e057 ranks ") and ":" in sentence
+    rank = first.args[0]["result"]["rank"]
+    if rank > 5:
+        assert "below the top 5's" in sentence or "below the 5th's" in sentence
+    # a new question: Explain refreshes by itself, with the new question
+    view.query_edit.setText("Tom asks for a separation")
+    with qtbot.waitSignal(view.explained, timeout=120_000) as second:
+        run(qtbot, view)
+    assert second.args[0]["query"] == "Tom asks for a separation"
+    assert view.explain.sentence.text() != sentence
+    assert view.explain.sentence.text().startswith("e057 ranks 1st of 5")
+    # under the bar, the factors multiplied out, the ones that change nothing in grey
+    r = second.args[0]["result"]
+    formula = view.explain.formula.text()
+    assert formula.endswith(f"= <b>{sig(r['score'])}</b>")
+    assert formula.count(" × ") == 5
+    for f in ("emotion", "state", "anchor", "date"):
+        if r["terms"][f] == 1.0:
+            assert f"color:#9aa4b1'>{term_name(f).lower()}&nbsp;1</span>" in formula
+
+
+def test_why_sentence_names_the_factor_that_keeps_it_out():
+    from pulse_desktop.playground_explain import why_sentence
+
+    top = {"results": [{"id": i, "score": 0.9 - i / 100, "terms": {
+        "relevance": 0.52 + i / 100, "recency_factor": 0.9, "emotion": 1.0, "state": 1.0,
+        "anchor": 1.0, "date": 1.0}} for i in range(10)]}
+    explained = {"result": {"id": 57, "key": "e057", "rank": 14, "score": 0.28,
+                            "terms": {"relevance": 0.31, "recency_factor": 0.91, "emotion": 1.0,
+                                      "state": 1.0, "anchor": 1.0, "date": 1.0}}}
+    assert why_sentence(explained, top) == "e057 ranks 14th: relevance 0.31, below the top " \
+                                           "10's 0.52."
+    explained["result"]["allowed_by_domain"] = False
+    explained["result"]["domain"] = "fiction_content"
+    assert "Fiction · content is not allowed" in why_sentence(explained, top)
+
+
+def test_via_chain_results_are_marked(qtbot, view):
+    view.query_edit.setText("feeling abandoned")
+    view.chain_check.setChecked(True)
+    out = run(qtbot, view)
+    via = [i for i, r in enumerate(out["results"]) if r.get("via_chain")]
+    assert via, "chain mode brought no cause on the demo"
+    event_col = view.model.column_of("event")
+    for i in via:
+        assert view.model.index(i, event_col).data().startswith("↳ via chain")
+        assert "came with the story" in view.model.index(i, event_col).data(
+            Qt.ItemDataRole.ToolTipRole)
+
+
+def test_clicking_a_slider_track_jumps_there(qtbot, view):
+    from PySide6.QtCore import QPoint
+
+    view.resize(1000, 900)
+    view.show()
+    qtbot.waitExposed(view)
+    level = view.mood["joy"]
+    level.check.setChecked(True)
+    slider = level.slider
+    slider.setValue(0)
+    qtbot.mouseClick(slider, Qt.MouseButton.LeftButton,
+                     pos=QPoint(int(slider.width() * 0.8), slider.height() // 2))
+    assert slider.value() >= 65         # not one page (10) step
+    assert view.state_dict()["mood_vector"]["joy"] == slider.value() / 100
 
 
 def test_messages_instead_of_silence(qtbot, view, session):
@@ -198,7 +341,7 @@ def test_messages_instead_of_silence(qtbot, view, session):
     session.message.connect(got.append)
     view.query_edit.setText("")
     view.run_query()
-    assert got and "query" in got[-1].lower()
+    assert got and "question" in got[-1].lower()
     view.copy_button.setEnabled(True)
     view.copy_json()
     assert "nothing to copy" in got[-1].lower()
@@ -213,8 +356,6 @@ def test_messages_instead_of_silence(qtbot, view, session):
 
 
 def test_shortcut_runs_query(qtbot, view):
-    from PySide6.QtCore import Qt
-
     view.show()
     qtbot.waitExposed(view)
     view.query_edit.setText("coffee")

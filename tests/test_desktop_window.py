@@ -21,7 +21,7 @@ from PySide6.QtCore import QPoint, Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QPushButton  # noqa: E402
 
-from pulse_desktop.main_window import MainWindow  # noqa: E402
+from pulse_desktop.main_window import TABS, MainWindow  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 GRAPH_TIMEOUT = 120_000  # ms: Chromium starts slowly on a loaded CI machine
@@ -446,10 +446,9 @@ def test_screenshots_cli_writes_one_png_per_tab(demo_copy, tmp_path):
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-2000:]
     names = sorted(p.name for p in out.glob("*.png"))
-    assert names == sorted(f"app-{t}.png" for t in ("graph", "timeline", "beliefs",
-                                                     "playground", "corrections", "ingest",
-                                                     "recalls", "review", "edit",
-                                                     "erase"))
+    tabs = [t.lower() for t in TABS]
+    assert names == sorted([f"app-{t}-{w}.png" for t in tabs for w in (1280, 1920)]
+                           + ["app-edit-1280.png", "app-erase-1280.png"])
     for p in out.glob("*.png"):
         assert p.stat().st_size > 20_000   # real content, not an empty window
         assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -46,3 +46,16 @@ def test_readme_and_docs_link_only_inside_the_repository():
         if "../shared" in page.read_text(encoding="utf-8"):
             outside.append(f"{page.name}: mentions ../shared")
     assert outside == [], outside
+
+
+def test_the_cli_reference_has_exit_codes_json_shapes_and_formats():
+    """docs/cli.md replaces the spec a user of Pulse does not have: exit codes, JSON shapes and
+    the two import formats of their own (pulse-corpus/1 and chat) are there."""
+    text = CLI_DOC.read_text(encoding="utf-8")
+    exits = dict(re.findall(r"^\| ([0-2]) \| ([^|]+) \|$", text, re.M))
+    assert set(exits) == {"0", "1", "2"} and "success" in exits["0"]
+    assert "### `pulse-corpus/1`" in text and "### `chat`" in text
+    assert '"format": "pulse-corpus/1"' in text
+    # the JSON shape of an import and of a retrieval are written out
+    assert '"observations": {"new": n' in text
+    assert re.search(r'"results": \[', text)

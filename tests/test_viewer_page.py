@@ -335,6 +335,11 @@ def test_kind_and_class_filters(viewer):
     assert viewer.js("pulseViewer.setKindFilter([])") == 13
     # hypothesis: the event e3 and the entity it mentions
     assert viewer.js("pulseViewer.setClassFilter(['hypothesis'])") == 2
+    # the filter says the classes in plain words: a pinned axiom is a core wound
+    names = viewer.js("Array.from(document.querySelectorAll('#filter-class .options label'))"
+                      ".map(function(l){return l.textContent.trim()})")
+    assert "core wound · axiom" in names and "self model" in names
+    assert not any("_" in n for n in names)
 
 
 def test_time_range_hides_events_outside_it(viewer, exported):
@@ -404,3 +409,105 @@ def test_demo_memory_renders(qtbot, demo_db, tmp_path):
         assert v.js("pulseViewer.setDomainFilter(['real'])") < summary["nodes"]
     finally:
         v.close()
+
+
+# -- issue 15: the cluster box, readable labels, one toolbar row ----------------------------------
+
+def click_element(viewer, selector: str) -> None:
+    """A real mouse click in the middle of a page element."""
+    box = viewer.js(f"(function(){{var r=document.querySelector({json.dumps(selector)})"
+                    ".getBoundingClientRect();return {x:r.left+r.width/2,y:r.top+r.height/2};})()")
+    widget = viewer.view.focusProxy() or viewer.view
+    point = QPoint(round(box["x"]), round(box["y"]))
+    QTest.mouseMove(widget, point)
+    QTest.mousePress(widget, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
+    viewer.qtbot.wait(40)
+    QTest.mouseRelease(widget, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
+
+
+def test_cluster_box_clicked_on_then_off(viewer):
+    """The box shows what the graph does, both ways (setClustered used to untick it)."""
+    assert viewer.js("document.getElementById('cluster').checked") is False
+    click_element(viewer, "#cluster")
+    viewer.wait_for("pulseViewer.isClustered('real')", 5_000)
+    assert viewer.js("document.getElementById('cluster').checked") is True
+    assert "cluster:real" in viewer.js("pulseViewer.network.body.nodeIndices")
+    click_element(viewer, "#cluster")
+    viewer.wait_for("!pulseViewer.isClustered('real')", 5_000)
+    assert viewer.js("document.getElementById('cluster').checked") is False
+    assert viewer.js("pulseViewer.network.body.nodeIndices.length") == 13
+    # and through the API the box follows too
+    assert viewer.js("pulseViewer.setClustered(true)") >= 2
+    assert viewer.js("document.getElementById('cluster').checked") is True
+    assert viewer.js("pulseViewer.setClustered(false)") == 0
+    assert viewer.js("document.getElementById('cluster').checked") is False
+
+
+def overlaps(labels: list[dict]) -> list[tuple[str, str]]:
+    out = []
+    for i, a in enumerate(labels):
+        for b in labels[i + 1:]:
+            if a["x"] < b["x"] + b["w"] and b["x"] < a["x"] + a["w"] and \
+                    a["y"] < b["y"] + b["h"] and b["y"] < a["y"] + a["h"]:
+                out.append((a["text"], b["text"]))
+    return out
+
+
+def test_demo_labels_are_readable_at_fit_and_never_overlap(qtbot, demo_db, tmp_path):
+    with Memory.open(demo_db, read_only=True) as mem:
+        export_html(mem, tmp_path / "demo.html")
+    v = Viewer(qtbot, tmp_path / "demo.html")
+    try:
+        v.js("pulseViewer.network.fit()")
+        v.qtbot.wait(400)
+        labels = v.js("pulseViewer.labelLayout()")
+        assert len(labels) >= 15                      # a good share of the 51 names shows
+        assert min(label["px"] for label in labels) >= 11
+        assert overlaps(labels) == []
+        scale = v.js("pulseViewer.network.getScale()")
+        assert 17 * scale < 11        # vis-network's own labels would be below 11 px here
+        # zoomed in, more names fit, still none overlapping
+        v.js("pulseViewer.network.moveTo({scale: pulseViewer.network.getScale() * 3})")
+        v.qtbot.wait(300)
+        closer = v.js("pulseViewer.labelLayout()")
+        assert overlaps(closer) == [] and min(label["px"] for label in closer) >= 11
+        # the toolbar is one row at the width of the app's graph tab at 1280 px (about 700)
+        v.view.resize(690, 700)
+        v.qtbot.wait(300)
+        tops = v.js("Array.from(document.querySelectorAll('#toolbar > *')).filter(function(e)"
+                    "{return e.offsetParent!==null}).map(function(e){var r=e.getBoundingClientRect();"
+                    "return [Math.round(r.top), Math.round(r.bottom), Math.round(r.right)]})")
+        assert max(top for top, _b, _r in tops) < min(bottom for _t, bottom, _r in tops)
+        assert max(right for _t, _b, right in tops) <= 690
+        # the search box's hint is whole: the long one if it fits, else a short one
+        hint, room, need = v.js(
+            "(function(){var s=document.getElementById('search'),c=document.createElement("
+            "'canvas').getContext('2d');c.font=getComputedStyle(s).font;return [s.placeholder,"
+            " s.clientWidth - 18, c.measureText(s.placeholder).width]})()")
+        assert need <= room and hint in ("Search names, facts, events…", "Search…")
+        v.view.resize(1400, 700)
+        v.qtbot.wait(300)
+        assert v.js("document.getElementById('search').placeholder") == \
+            "Search names, facts, events…"
+        # colour is never alone: the domain's letter in the nodes, and in the legend's swatches
+        assert v.js("pulseViewer.letteredCount()") > 0
+        assert v.js("Array.from(document.querySelectorAll('#legend .swatch')).map(function(e)"
+                    "{return e.textContent}).join('')") == "RFMA"
+    finally:
+        v.close()
+
+
+def test_tab_reaches_the_graph_with_a_visible_ring(viewer):
+    """Keyboard only: Tab from the toolbar reaches the graph's frame, and it shows a ring."""
+    viewer.view.setFocus()
+    target = viewer.view.focusProxy() or viewer.view
+    viewer.js("document.getElementById('search').focus()")
+    for _ in range(20):
+        if viewer.js("document.activeElement.classList.contains('vis-network')"):
+            break
+        QTest.keyClick(target, Qt.Key.Key_Tab)
+        viewer.qtbot.wait(30)
+    assert viewer.js("document.activeElement.classList.contains('vis-network')")
+    style = viewer.js("(function(){var s=getComputedStyle(document.activeElement);"
+                      "return [s.outlineStyle, s.outlineWidth, s.outlineOffset]})()")
+    assert style[0] == "solid" and style[1] == "3px" and style[2] == "-3px"

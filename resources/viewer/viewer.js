@@ -6,14 +6,17 @@
   "use strict";
 
   var DOMAIN_COLORS = {
-    real: "#3b7dd8", fiction_content: "#e0674a", fiction_meta: "#8b62c9", meta_authorial: "#23a37f"
+    real: "#3b7dd8", fiction_content: "#e0674a", fiction_meta: "#cc79a7", meta_authorial: "#23a37f"
   };
   var DOMAIN_NAMES = {
     real: "Real life", fiction_content: "Fiction · content", fiction_meta: "Fiction · meta",
     meta_authorial: "Authorial"
   };
+  // every domain colour also has its letter, drawn in the node (colour is never alone)
+  var DOMAIN_LETTERS = { real: "R", fiction_content: "F", fiction_meta: "M", meta_authorial: "A" };
+  // a pinned axiom is what a person calls a core wound (the class beside it, as in the app)
   var CLASS_NAMES = {
-    axiom: "axiom", self_model: "self model", user_model: "user model",
+    axiom: "core wound · axiom", self_model: "self model", user_model: "user model",
     operational: "operational", hypothesis: "hypothesis"
   };
   // shape by kind (all shapes draw their label below, so size stays the salience)
@@ -121,6 +124,7 @@
   });
 
   var visible = new Uint8Array(data.nodes.length).fill(1);
+  var labelText = new Map();
   var visNodes = data.nodes.map(function (n) {
     var isEvent = n.type === "event";
     var size = isEvent ? 4 + 7 * (n.size || 0) : 8 + 20 * (n.size || 0);
@@ -128,10 +132,10 @@
       id: n.id, x: n.x, y: n.y, group: n.domain + "|" + n.type, shape: SHAPES[n.kind] || "dot",
       size: size, domain: n.domain, kind: n.kind
     };
-    if (!isEvent) node.label = clip(n.label, 40);
+    if (!isEvent) labelText.set(n.id, clip(n.label, 40));   // drawn by drawLabels()
     if (n.kind === "safety_boundary") node.borderWidth = 3;
     if (n.kind === "fictional_character" || n.kind === "fictionalized_self") node.shapeProperties = { borderDashes: [3, 2] };
-    if (n.is_self) { node.borderWidth = 3; node.font = { size: 19, bold: true }; }
+    if (n.is_self) { node.borderWidth = 3; }
     if (isEvent && n.user_flag) { node.borderWidth = 3; }
     return node;
   });
@@ -273,7 +277,9 @@
     viewer.timings.drawn = viewer.drawnAt;
     viewer.ready = true;
     status.textContent = "";
-    notifyBridge("viewerReady", { nodes: data.nodes.length, edges: data.edges.length, drawnAt: viewer.drawnAt });
+    viewer.firstDrawVisible = visibleCount;   // what the first frame showed
+    notifyBridge("viewerReady", { nodes: data.nodes.length, edges: data.edges.length, drawnAt: viewer.drawnAt,
+                                  visible: visibleCount });
   });
 
   // -- visibility: search + filters ----------------------------------------------------------
@@ -489,10 +495,9 @@
       var st = stats[d], c = domainColor(d);
       add.push({
         id: "cluster:" + d, x: st.x / st.count, y: st.y / st.count, kind: "cluster", domain: d,
-        label: domainName(d) + " (" + fmt(st.count) + ")", shape: "dot",
+        clusterLabel: domainName(d) + " (" + fmt(st.count) + ")", shape: "dot",
         size: 18 + 7 * Math.log(st.count + 1), borderWidth: 2,
-        color: { background: mix(c, 0.35), border: c, highlight: { background: mix(c, 0.2), border: "#111820" } },
-        font: { size: 20, bold: true }
+        color: { background: mix(c, 0.35), border: c, highlight: { background: mix(c, 0.2), border: "#111820" } }
       });
     });
     if (add.length) nodes.add(add);
@@ -558,7 +563,7 @@
     DOMAINS.forEach(function (d) {
       if (!domainCounts[d]) return;
       var item = el("span", "item");
-      var sw = el("span", "swatch"); sw.style.background = domainColor(d);
+      var sw = el("span", "swatch", DOMAIN_LETTERS[d] || ""); sw.style.background = domainColor(d);
       item.appendChild(sw); item.appendChild(document.createTextNode(domainName(d)));
       row.appendChild(item);
     });
@@ -809,6 +814,109 @@
     ctx.restore();
   });
 
+  // -- labels: readable at any zoom, the ones that would overlap left out ------------------------
+  // vis-network scales its labels with the zoom (about 7 px at Fit for a few hundred nodes);
+  // these are drawn at LABEL_PX or more on screen, most salient first, skipping any label that
+  // would overlap one already placed.
+  var LABEL_PX = 12, LABEL_MAX_PX = 18, LABEL_FONT = "system-ui, -apple-system, Segoe UI, Roboto, sans-serif";
+  var labelWidths = new Map(), lastLabels = [];
+  function labelWidth(ctx, text) {      // at 100 px, scaled: measureText is slow on big graphs
+    var w = labelWidths.get(text);
+    if (w === undefined) {
+      ctx.save(); ctx.setTransform(1, 0, 0, 1, 0, 0); ctx.font = "100px " + LABEL_FONT;
+      w = ctx.measureText(text).width / 100; ctx.restore();
+      labelWidths.set(text, w);
+    }
+    return w;
+  }
+  function labelCandidates() {
+    var out = [], sel = new Set(network.getSelectedNodes().map(String));
+    labelText.forEach(function (text, id) {
+      var i = nodeIndex.get(id);
+      if (i === undefined || nodeHidden(i)) return;
+      var n = data.nodes[i];
+      out.push({ id: id, text: text, rank: (sel.has(id) ? 4 : 0) + (highlighted.has(id) ? 2 : 0) +
+                 (n.is_self ? 1 : 0) + (n.size || 0) });
+    });
+    nodes.get({ filter: function (n) { return n.kind === "cluster"; } }).forEach(function (n) {
+      out.push({ id: n.id, text: n.clusterLabel, rank: 10, bold: true });
+    });
+    sel.forEach(function (id) {     // a selected event is named too
+      if (!labelText.has(id) && nodeById.has(id) && !nodeHidden(nodeIndex.get(id))) {
+        out.push({ id: id, text: clip(labelOf(id), 40), rank: 5 });
+      }
+    });
+    return out.sort(function (a, b) { return b.rank - a.rank; });
+  }
+  var lastLettered = 0;
+  function drawLabels(ctx) {
+    var scale = network.getScale(), px = Math.max(LABEL_PX, Math.min(LABEL_MAX_PX, 17 * scale));
+    var rect = container.getBoundingClientRect(), grid = new Map(), CELL = 64, placed = [];
+    function cells(b, add) {
+      for (var gx = Math.floor(b.x / CELL); gx <= Math.floor((b.x + b.w) / CELL); gx++) {
+        for (var gy = Math.floor(b.y / CELL); gy <= Math.floor((b.y + b.h) / CELL); gy++) {
+          var key = gx + "," + gy, list = grid.get(key);
+          if (add) { if (!list) grid.set(key, (list = [])); list.push(b); }
+          else if (list) {
+            for (var k = 0; k < list.length; k++) {
+              var o = list[k];
+              if (b.x < o.x + o.w && o.x < b.x + b.w && b.y < o.y + o.h && o.y < b.y + b.h) return true;
+            }
+          }
+        }
+      }
+      return false;
+    }
+    var body = network.body.nodes;
+    labelCandidates().forEach(function (c) {
+      if (placed.length >= 600) return;
+      var b = body[c.id];
+      if (!b) return;
+      var at = network.canvasToDOM({ x: b.x, y: b.y });
+      var size = (c.bold ? px + 2 : px), w = labelWidth(ctx, c.text) * size + 6, h = size + 4;
+      var radius = (b.options.size || 8) * scale;
+      var box = { x: at.x - w / 2, y: at.y + radius + 2, w: w, h: h };
+      if (box.x + box.w < 0 || box.y + box.h < 0 || box.x > rect.width || box.y > rect.height) return;
+      if (cells(box, false)) return;
+      cells(box, true);
+      placed.push({ id: c.id, text: c.text, x: box.x, y: box.y, w: w, h: h, px: size });
+    });
+    ctx.save();
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    var ratio = (network.canvas && network.canvas.pixelRatio) || window.devicePixelRatio || 1;
+    ctx.scale(ratio, ratio);
+    ctx.textAlign = "center"; ctx.textBaseline = "top"; ctx.lineJoin = "round";
+    // the domain's letter inside every node big enough to hold it
+    ctx.textAlign = "center"; ctx.textBaseline = "middle";
+    var letterPx = 0, lettered = 0, drawn = new Set(network.body.nodeIndices);  // not clustered
+    for (var i = 0; i < data.nodes.length; i++) {
+      if (!visible[i] || !drawn.has(data.nodes[i].id)) continue;
+      var n = data.nodes[i], nb = body[n.id], letter = DOMAIN_LETTERS[n.domain];
+      if (!nb || !letter) continue;
+      var r = (nb.options.size || 8) * scale;
+      if (r < 6) continue;
+      var p = network.canvasToDOM({ x: nb.x, y: nb.y });
+      if (p.x < -r || p.y < -r || p.x > rect.width + r || p.y > rect.height + r) continue;
+      var lp = Math.round(Math.min(18, r * 1.1));
+      if (lp !== letterPx) { ctx.font = "700 " + lp + "px " + LABEL_FONT; letterPx = lp; }
+      ctx.fillStyle = n.type === "event" ? "#1f2733" : "#ffffff";
+      ctx.fillText(letter, p.x, p.y + 0.5);
+      lettered++;
+    }
+    lastLettered = lettered;
+    ctx.textAlign = "center"; ctx.textBaseline = "top";
+    placed.forEach(function (l) {
+      ctx.font = (l.px > px ? "600 " : "") + l.px + "px " + LABEL_FONT;
+      ctx.lineWidth = 4; ctx.strokeStyle = "rgba(255,255,255,0.92)";
+      ctx.strokeText(l.text, l.x + l.w / 2, l.y + 2);
+      ctx.fillStyle = "#1f2733";
+      ctx.fillText(l.text, l.x + l.w / 2, l.y + 2);
+    });
+    ctx.restore();
+    lastLabels = placed;
+  }
+  network.on("afterDrawing", drawLabels);
+
   // -- Qt bridge (QWebChannel), desktop app only ----------------------------------------------
   var bridge = null;
   function notifyBridge(method, payload) {
@@ -828,7 +936,8 @@
       if (b.domainsRequested && b.domainsRequested.connect) b.domainsRequested.connect(function (json) {
         try { viewer.setDomainFilter(JSON.parse(json)); } catch (e) { /* ignore */ }
       });
-      if (viewer.ready) notifyBridge("viewerReady", { nodes: data.nodes.length, edges: data.edges.length, drawnAt: viewer.drawnAt });
+      if (viewer.ready) notifyBridge("viewerReady", { nodes: data.nodes.length, edges: data.edges.length, drawnAt: viewer.drawnAt,
+                                                     visible: viewer.firstDrawVisible });
     });
   }
   if (window.qt && window.qt.webChannelTransport) {
@@ -900,10 +1009,10 @@
     return on;
   };
   viewer.setClustered = function (on) {
-    on = !!on;
-    $("cluster").checked = on;
     openClusters();
     if (on) clusterByDomain();
+    // the box says what the graph shows (openClusters above unticks it: tick it after)
+    $("cluster").checked = Object.keys(clustered).length > 0;
     network.redraw();
     return Object.keys(clustered).length;
   };
@@ -914,10 +1023,44 @@
     return { x: dom.x + rect.left, y: dom.y + rect.top };
   };
   viewer.fit = function () { network.fit(); };
+  // the labels drawn last: [{id, text, x, y, w, h, px}] in page pixels (tests, tools)
+  viewer.labelLayout = function () { return lastLabels.slice(); };
+  // how many nodes carry their domain's letter in the last drawing
+  viewer.letteredCount = function () { return lastLettered; };
   viewer.isClustered = function (domain) { return !!clustered[domain]; };
   viewer.panelText = function () { return panel.hidden ? "" : panelBody.textContent; };
   viewer.panelVisible = function () { return panelAllowed && !panel.hidden; };
 
+  // A host may set window.pulseViewerInit before the page runs (the desktop app does, so an
+  // edit that rebuilds the page never flashes the unfiltered graph):
+  // {filter: applyFilter's spec, timeRange: [start, end], panel: false}
+  var init = window.pulseViewerInit;
+  if (init && typeof init === "object") {
+    if (init.panel === false) viewer.setPanelVisible(false);
+    if (Array.isArray(init.timeRange)) viewer.setTimeRange(init.timeRange[0], init.timeRange[1]);
+    if (init.filter) {
+      allowedSet = Array.isArray(init.filter.allowed) ? new Set(init.filter.allowed.map(String)) : null;
+      hostMatches = Array.isArray(init.filter.highlight) ? init.filter.highlight.map(String) : null;
+      hostHood = hostMatches ? neighbourhood(hostMatches) : null;
+      updateHighlight();
+      applyVisibility();
+      var ids = viewer.visibleNodeIds();
+      if (hostMatches && ids.length && ids.length < data.nodes.length) network.fit({ nodes: ids, animation: false });
+    }
+    viewer.initApplied = true;
+  }
+  // the search box's hint, whole or short: a cut-off "Search names, facts, eve" reads as broken
+  var searchBox = $("search"), longHint = searchBox.placeholder;
+  function fitSearchHint() {
+    var ctx = document.createElement("canvas").getContext("2d");
+    ctx.font = getComputedStyle(searchBox).font;
+    var room = searchBox.clientWidth - 20;
+    searchBox.placeholder = ctx.measureText(longHint).width <= room ? longHint : "Search…";
+  }
+  window.addEventListener("resize", fitSearchHint);
+  // the box also changes width when the toolbar's other parts do (the node count, fonts)
+  if (typeof ResizeObserver === "function") new ResizeObserver(fitSearchHint).observe(searchBox);
+  fitSearchHint();
   updateCount();
   }
 })();

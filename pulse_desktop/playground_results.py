@@ -1,0 +1,379 @@
+"""The playground's results: one list (the chosen scorer's, or the one it is compared with), each
+row with its rank change against the other (▲ up, ▼ down, new), its score, a bar of its factors
+and the six factors as numbers (two or three significant digits; the exact value in the tooltip
+and in RAW_ROLE, as retrieve returned it).
+
+The factor bar is drawn on one log scale shared by every row, so the lengths add up to the
+score: log(score) = log(relevance) + log(recency) + log(emotion) + log(state) + log(anchor) +
+log(date). Relevance is the bar from the left edge (split into the channels that fused it:
+meaning, shared words, said beside it); recency takes a pale piece back off its end (what time
+took away); each boost above 1 adds its piece after that. A factor of 1 adds nothing: it is
+listed faded. Each piece carries its name or its letter when there is room, so the bar never
+rests on colour alone.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
+from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem
+
+from pulse_desktop.numbers import sig
+from pulse_desktop.style import DOMAIN_NAMES, class_name, ink_on
+from pulse_desktop.term_help import term_name, term_tooltip
+
+FACTORS = ("relevance", "recency_factor", "emotion", "state", "anchor", "date")
+BOOSTS = ("emotion", "state", "anchor", "date")
+# the breakdown in the order of CLI.md, then anything a scorer adds
+TERM_ORDER = ("cosine", "relevance", "days_ago", "lambda", "recency", "confidence_floor",
+              "recency_eff", "floor_applied", "alpha", "recency_factor", "emotion", "state",
+              "anchor", "date", "base", "median_cosine", "max_cosine", "dense_relevance",
+              "bm25", "bm25_norm", "fusion_dense_weight", "context_relevance", "context_weight",
+              "via_chain")
+# The bar's log axis: 0.001 at the left edge, 3 at the right (a boosted score can pass 1).
+LOG_FLOOR, LOG_TOP = 1e-3, 3.0
+PIECES = {  # name → (colour, label, letter)
+    "meaning": ("#3f6fb5", "meaning", "M"),
+    "words": ("#7fa6d9", "words", "W"),
+    "beside": ("#b5cbe8", "beside", "B"),
+    "relevance": ("#3f6fb5", "relevance", "R"),
+    "time": ("#d7dbe3", "time", "T"),
+    "emotion": ("#d0603c", "emotion", "E"),
+    "state": ("#3e9a6a", "state", "S"),
+    "anchor": ("#8a5cc0", "anchor", "A"),
+    "date": ("#c9951a", "date", "D"),
+    "score": ("#3f6fb5", "score", ""),
+}
+RAW_ROLE = Qt.ItemDataRole.UserRole + 1      # the untouched value of a cell
+RESULT_ROLE = Qt.ItemDataRole.UserRole + 2   # the whole result dict (for the bar delegate)
+
+
+def _log(value: float) -> float:
+    return math.log10(max(value, LOG_FLOOR))
+
+
+@dataclass
+class Piece:
+    name: str           # a PIECES key
+    start: float        # log10 positions on the shared axis
+    end: float
+    value: float        # the factor (or the channel's share of relevance)
+
+    @property
+    def lost(self) -> bool:
+        return self.end < self.start
+
+
+def factor_pieces(result: dict[str, Any]) -> list[Piece]:
+    """The bar's pieces on the log axis (see the module docstring). Relevance runs from the
+    floor to log(relevance) split by channel; each other factor moves the end by its log."""
+    t = result.get("terms") or {}
+    if "relevance" not in t or "recency_factor" not in t:
+        score = float(result.get("score") or 0.0)
+        return [Piece("score", _log(LOG_FLOOR), _log(score), score)]
+    rel = float(t["relevance"])
+    end = _log(rel)
+    pieces: list[Piece] = []
+    channels = relevance_channels(t)
+    start = _log(LOG_FLOOR)
+    if channels and rel > 0:
+        span = end - start
+        for name, share in channels:
+            length = span * share / rel
+            pieces.append(Piece(name, start, start + length, share))
+            start += length
+    else:
+        pieces.append(Piece("relevance", start, end, rel))
+    at = end
+    for term, name in (("recency_factor", "time"), *((b, b) for b in BOOSTS)):
+        factor = float(t.get(term, 1.0))
+        if factor <= 0 or abs(factor - 1.0) < 1e-12:
+            continue
+        step = math.log10(factor)
+        pieces.append(Piece(name, at, at + step, factor))
+        at += step
+    return pieces
+
+
+def relevance_channels(t: dict[str, Any]) -> list[tuple[str, float]]:
+    """The additive parts of a fused relevance: meaning (w·dense), shared words ((1 − w)·BM25)
+    and said beside it (λ·context); empty for a scorer without channels."""
+    if "dense_relevance" not in t or "bm25_norm" not in t:
+        return []
+    w = float(t.get("fusion_dense_weight", 1.0))
+    parts = [("meaning", w * float(t["dense_relevance"])),
+             ("words", (1 - w) * float(t["bm25_norm"])),
+             ("beside", float(t.get("context_weight", 0.0)) * float(t.get("context_relevance", 0.0)))]
+    total = sum(v for _n, v in parts)
+    rel = float(t.get("relevance", total))
+    if total <= 0:
+        return []
+    # the scorer may clip relevance at 1: keep the channels' proportions
+    return [(n, v * rel / total) for n, v in parts if v > 0]
+
+
+def bar_end(result: dict[str, Any]) -> float:
+    """Where the bar ends on the log axis: log10(score) (the pieces add up to it)."""
+    return _log(float(result.get("score") or 0.0))
+
+
+def factor_tooltip(result: dict[str, Any]) -> str:
+    t = result.get("terms") or {}
+    lines = [f"score {sig(result.get('score'))} = "
+             + " × ".join(sig(t.get(f, 1.0)) for f in FACTORS if f in t or f in BOOSTS)]
+    for f in FACTORS:
+        if f in t:
+            neutral = abs(float(t[f]) - 1.0) < 1e-12 and f in BOOSTS
+            lines.append(f"  {term_name(f)} {sig(t[f])}" + ("  (no effect)" if neutral else ""))
+    channels = relevance_channels(t)
+    if channels:
+        lines.append("relevance = " + " + ".join(f"{PIECES[n][1]} {sig(v)}" for n, v in channels))
+    lines.append("The bar is on a log scale shared by every row: its pieces add up to the "
+                 "score; the pale piece is what time took away.")
+    return "\n".join(lines)
+
+
+# -- the model -------------------------------------------------------------------------------
+
+class ResultsModel(QAbstractTableModel):
+    """One row per result. Columns: #, Change, Event, Score, Why (the bar), the six factors,
+    then (with all terms shown) every other term of the breakdown."""
+
+    FIXED = ("rank", "change", "event", "score", "why")
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.output: dict[str, Any] | None = None
+        self.results: list[dict[str, Any]] = []
+        self.terms: list[str] = []
+        self.other_ranks: dict[int, int] | None = None    # id → rank in the compared list
+        self.other_label = ""
+        self.all_terms = False
+
+    def set_output(self, output: dict[str, Any] | None, other: dict[str, Any] | None = None,
+                   other_label: str = "") -> None:
+        self.beginResetModel()
+        self.output = output
+        self.results = list(output["results"]) if output else []
+        seen: list[str] = []
+        for r in self.results:
+            for name in r.get("terms", {}):
+                if name not in seen:
+                    seen.append(name)
+        order = {name: i for i, name in enumerate(TERM_ORDER)}
+        factors = [f for f in FACTORS if f in seen]
+        rest = sorted((n for n in seen if n not in FACTORS), key=lambda n: (order.get(n, 99), n))
+        self.terms = factors + rest
+        self.other_ranks = ({int(r["id"]): i + 1 for i, r in enumerate(other["results"])}
+                            if other is not None else None)
+        self.other_label = other_label
+        self.endResetModel()
+
+    def factor_columns(self) -> list[int]:
+        return [len(self.FIXED) + i for i, t in enumerate(self.terms) if t in FACTORS]
+
+    def detail_columns(self) -> list[int]:
+        return [len(self.FIXED) + i for i, t in enumerate(self.terms) if t not in FACTORS]
+
+    def columns(self) -> list[str]:
+        return [*self.FIXED, *self.terms]
+
+    def column_of(self, name: str) -> int:
+        return self.columns().index(name)
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.results)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.FIXED) + len(self.terms)
+
+    def rank_change(self, row: int) -> tuple[str, int | None]:
+        """('▲2' | '▼1' | '=' | 'new', delta) against the compared list."""
+        if self.other_ranks is None:
+            return "", None
+        rid = int(self.results[row]["id"])
+        if rid not in self.other_ranks:
+            return "new", None
+        delta = self.other_ranks[rid] - (row + 1)
+        return ("=" if delta == 0 else f"▲{delta}" if delta > 0 else f"▼{-delta}"), delta
+
+    def raw(self, row: int, name: str) -> Any:
+        r = self.results[row]
+        if name == "rank":
+            return row + 1
+        if name == "change":
+            return self.rank_change(row)[1]
+        if name == "event":
+            return r.get("key") or r.get("id")
+        if name == "score":
+            return r.get("score")
+        if name == "why":
+            return {f: r.get("terms", {}).get(f) for f in FACTORS}
+        return r.get("terms", {}).get(name)
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        row, name = index.row(), self.columns()[index.column()]
+        r = self.results[row]
+        if role == RAW_ROLE:
+            return self.raw(row, name)
+        if role == RESULT_ROLE:
+            return r
+        if role == Qt.ItemDataRole.DisplayRole:
+            if name == "change":
+                return self.rank_change(row)[0]
+            if name == "event":
+                via = "↳ via chain · " if r.get("via_chain") else ""
+                return f"{via}{r.get('title')}"
+            if name == "why":
+                return None
+            value = self.raw(row, name)
+            return sig(value) if isinstance(value, (int, float)) and name != "rank" else \
+                ("" if value is None else str(value))
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(row, name)
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            if name == "event":
+                return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+            if name in ("rank", "change"):
+                return int(Qt.AlignmentFlag.AlignCenter)
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if name == "change":
+                text, delta = self.rank_change(row)
+                if text == "new" or (delta or 0) > 0:
+                    return QBrush(QColor("#2e7d32"))
+                if (delta or 0) < 0:
+                    return QBrush(QColor("#c62828"))
+            if name in BOOSTS or name == "recency_factor":
+                value = r.get("terms", {}).get(name)
+                if isinstance(value, (int, float)) and abs(value - 1.0) < 1e-12:
+                    return QBrush(QColor("#b3bac6"))        # neutral: faded
+            if name == "event" and r.get("via_chain"):
+                return QBrush(QColor("#6b5a2e"))
+        if role == Qt.ItemDataRole.FontRole and name == "event" and r.get("via_chain"):
+            font = QFont()
+            font.setItalic(True)
+            return font
+        if role == Qt.ItemDataRole.AccessibleTextRole and name == "why":
+            return factor_tooltip(r)
+        return None
+
+    def _tooltip(self, row: int, name: str) -> str | None:
+        r = self.results[row]
+        if name == "event":
+            via = r.get("via_chain")
+            tail = ""
+            if via:
+                tail = (f"\n\nVia chain: it came with the story as a cause of event "
+                        f"{via.get('anchor')} ({via.get('hops')} step"
+                        f"{'s' if via.get('hops') != 1 else ''} back), not because the "
+                        "question ranked it.")
+            return (f"{r.get('title')}\n{r.get('key') or r.get('id')} · {str(r.get('ts'))[:10]}"
+                    f" · {class_name(r.get('belief_class'))} · "
+                    f"{DOMAIN_NAMES.get(r.get('domain'), r.get('domain'))}\n\n"
+                    f"{r.get('text') or ''}{tail}")
+        if name == "why":
+            return factor_tooltip(r)
+        if name == "change":
+            text, delta = self.rank_change(row)
+            if text == "new":
+                return (f"not in the top {len(self.other_ranks or {})} of "
+                        f"{self.other_label}")
+            if delta is not None:
+                return f"rank {row + 1} here, {self.other_ranks[int(r['id'])]} with " \
+                       f"{self.other_label}"
+            return None
+        if name == "rank":
+            return f"rank {row + 1}"
+        value = self.raw(row, name)
+        return f"{term_name(name)}: {value!r}" if value is not None else None
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        cols = self.columns()
+        if not 0 <= section < len(cols):
+            return None
+        name = cols[section]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return {"rank": "#", "change": "Change", "event": "Event", "score": "Score",
+                    "why": "Why (factors)"}.get(name) or term_name(name)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if name == "why":
+                return ("Each factor's piece of the score, on one log scale shared by every "
+                        "row: the pieces add up to the score. Relevance (split into meaning, "
+                        "shared words and what was said beside it) from the left; the pale "
+                        "piece is what time took away; each boost adds its piece after it.")
+            if name == "change":
+                return (f"Rank change against {self.other_label or 'the other scorer'}: "
+                        "▲ up, ▼ down, new = not in its list")
+            if name == "rank":
+                return "Rank"
+            if name == "event":
+                return "The event (↳ via chain: a cause that came with the story)"
+            return term_tooltip(name)
+        return None
+
+
+# -- the bar ---------------------------------------------------------------------------------
+
+class FactorBarDelegate(QStyledItemDelegate):
+    """Draws factor_pieces() of the row's result in the cell."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        super().paint(painter, option, index)
+        result = index.data(RESULT_ROLE)
+        if result:
+            paint_bar(painter, QRectF(option.rect).adjusted(3, 5, -3, -5), result,
+                      QFont(option.font))
+
+
+def paint_bar(painter: QPainter, rect: QRectF, result: dict[str, Any], font: QFont) -> None:
+    span = _log(LOG_TOP) - _log(LOG_FLOOR)
+    left = _log(LOG_FLOOR)
+
+    def x(pos: float) -> float:
+        return rect.left() + rect.width() * (pos - left) / span
+
+    painter.save()
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+    painter.fillRect(rect, QColor("#f3f5f9"))
+    font.setPixelSize(max(9, int(rect.height() * 0.62)))
+    painter.setFont(font)
+    metrics = painter.fontMetrics()
+    for piece in factor_pieces(result):
+        a, b = sorted((x(piece.start), x(piece.end)))
+        a, b = max(a, rect.left()), min(b, rect.right())
+        if b - a < 0.5:
+            continue
+        colour, label, letter = PIECES[piece.name]
+        box = QRectF(a, rect.top(), b - a, rect.height())
+        if piece.lost:          # time took it away: pale, hatched over what relevance had
+            painter.fillRect(box, QColor(255, 255, 255, 170))
+            painter.fillRect(box, QBrush(QColor("#9aa4b1"), Qt.BrushStyle.BDiagPattern))
+            ink = QColor("#4a5566")
+        else:
+            painter.fillRect(box, QColor(colour))
+            ink = ink_on(colour)
+        text = f"{label} {sig(piece.value)}" if piece.name not in ("meaning", "words", "beside",
+                                                                   "relevance") else label
+        if metrics.horizontalAdvance(text) + 4 > box.width():
+            text = letter if metrics.horizontalAdvance(letter) + 2 <= box.width() else ""
+        if text:
+            painter.setPen(ink)
+            painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
+    end = x(bar_end(result))
+    painter.setPen(QPen(QColor("#1f2733"), 2))
+    painter.drawLine(int(end), int(rect.top() - 2), int(end), int(rect.bottom() + 2))
+    # the 1.0 mark: where a score of 1 would end
+    one = x(0.0)
+    painter.setPen(QPen(QColor("#8a94a3"), 1, Qt.PenStyle.DotLine))
+    painter.drawLine(int(one), int(rect.top()), int(one), int(rect.bottom()))
+    painter.restore()

@@ -1,0 +1,105 @@
+"""Work off the UI thread for the views: ``run_job`` (a workers.Job whose callbacks arrive on
+the UI thread) and ``run_query`` (a read-only query on one long-lived thread that keeps its own
+Memory, so the embedder and the vector index stay warm between queries; SQLite connections
+never cross threads)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QThreadPool, Slot
+
+from pulse_desktop import workers
+
+_local = threading.local()
+_query_pool: QThreadPool | None = None
+_live: set[Any] = set()   # jobs and relays in flight (kept alive until they report)
+
+
+def query_pool() -> QThreadPool:
+    """One long-lived thread for read-only queries: its Memory and vector index stay warm."""
+    global _query_pool
+    if _query_pool is None:
+        _query_pool = QThreadPool()
+        _query_pool.setMaxThreadCount(1)
+        _query_pool.setExpiryTimeout(-1)
+    return _query_pool
+
+
+def thread_memory(path: str | Path):
+    """This thread's read-only Memory on `path` (reopened when the path or file changes)."""
+    from core.memory import Memory
+
+    path = Path(path)
+    try:
+        stamp = (str(path.resolve()), path.stat().st_ino)
+    except OSError:
+        stamp = (str(path), None)
+    cached = getattr(_local, "memory", None)
+    if cached is not None and getattr(_local, "stamp", None) == stamp:
+        return cached
+    if cached is not None:
+        try:
+            cached.close()
+        except Exception:  # noqa: BLE001
+            pass
+        _local.memory = None
+    memory = Memory.open(path, read_only=True)
+    _local.memory, _local.stamp = memory, stamp
+    return memory
+
+
+class _Relay(QObject):
+    """Lives in the UI thread, so the job's cross-thread signals arrive queued on it."""
+
+    def __init__(self, job: workers.Job, on_done: Callable[[Any], None],
+                 on_failed: Callable[[str], None],
+                 on_progress: Callable[[int, int], None] | None) -> None:
+        super().__init__()
+        self.job = job
+        self._done, self._failed, self._progress = on_done, on_failed, on_progress
+        job.signals.done.connect(self.done)
+        job.signals.failed.connect(self.failed)
+        job.signals.progress.connect(self.progress)
+
+    @Slot(object)
+    def done(self, result: Any) -> None:
+        _live.discard(self)
+        self._done(result)
+
+    @Slot(str)
+    def failed(self, text: str) -> None:
+        _live.discard(self)
+        self._failed(text)
+
+    @Slot(int, int)
+    def progress(self, done: int, total: int) -> None:
+        if self._progress is not None:
+            self._progress(done, total)
+
+
+def run_job(fn: Callable[[Callable[[int, int], None], threading.Event], Any],
+            on_done: Callable[[Any], None], on_failed: Callable[[str], None],
+            on_progress: Callable[[int, int], None] | None = None,
+            pool: QThreadPool | None = None) -> workers.Job:
+    """Start fn(progress, cancel) as a workers.Job; callbacks run on the UI thread."""
+    job = workers.Job(fn)
+    relay = _Relay(job, on_done, on_failed, on_progress)
+    _live.add(relay)
+    if pool is None:
+        workers.start(job)
+    else:
+        pool.start(job)
+    return job
+
+
+def run_query(path: str | Path, fn: Callable[[Any], Any], on_done: Callable[[Any], None],
+              on_failed: Callable[[str], None]) -> workers.Job:
+    """fn(memory) on the query thread's own read-only Memory."""
+    return run_job(lambda progress, cancel: fn(thread_memory(path)), on_done, on_failed,
+                   pool=query_pool())
+
+

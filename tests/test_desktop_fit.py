@@ -1,0 +1,186 @@
+"""Every tab at real screen sizes (issue 15, item 1): the main window opened offscreen at
+1280×800 and 1920×1080 (and, in a child process, at 200 % scaling) shows no button, label, tab,
+group title or header whose text is wider than its widget, no cut table cell without its whole
+text in the tooltip, no control without an accessible name, and no splitter that a drag could
+close a panel with. The audit itself is shown to catch each kind of fault."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+import PySide6.QtWebEngineWidgets  # noqa: E402,F401  (before the QApplication)
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtGui import QStandardItem, QStandardItemModel  # noqa: E402
+from PySide6.QtWidgets import (  # noqa: E402
+    QLabel,
+    QPushButton,
+    QSlider,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from pulse_desktop.main_window import TABS, MainWindow  # noqa: E402
+from pulse_desktop.screenshots import prepare_tab  # noqa: E402
+from pulse_desktop.ui_audit import (  # noqa: E402
+    audit_tabs,
+    clipped_texts,
+    hidden_by_splitters,
+    unnamed_controls,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def app_style(qapp):
+    """The app's own style sheet, as pulse-desktop sets it: its paddings and fonts are what a
+    person sees, so the widths are measured with it."""
+    from pulse_desktop.style import QSS
+
+    before = qapp.styleSheet()
+    qapp.setStyleSheet(QSS)
+    yield
+    qapp.setStyleSheet(before)
+
+
+@pytest.fixture
+def demo_copy(demo_db: Path, tmp_path: Path) -> Path:
+    path = tmp_path / "demo.db"
+    shutil.copy(demo_db, path)
+    return path
+
+
+def open_at(qtbot, path: Path, width: int, height: int) -> MainWindow:
+    win = MainWindow()
+    qtbot.addWidget(win)
+    assert win.open_path(path)
+    win.resize(width, height)
+    win.show()
+    qtbot.waitExposed(win)
+    assert (win.width(), win.height()) == (width, height)
+    return win
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_every_tab_fits_the_window(qtbot, demo_copy, size):
+    win = open_at(qtbot, demo_copy, *size)
+    asked: list[str] = []
+
+    def prepare(name, view):
+        prepare_tab(name, view)
+        asked.append(name)
+
+    # an entity selected: the detail panel shows its most buttons (edit, merge, more, erase)
+    conn = win.session.memory.conn
+    person = conn.execute("SELECT id FROM entities WHERE kind = 'person' ORDER BY salience DESC"
+                          " LIMIT 1").fetchone()[0]
+    win.session.select("entity", int(person))
+    qtbot.wait(20)
+    assert win.detail.merge_button.isVisible() and win.detail.erase_button.isVisible()
+    assert clipped_texts(win.detail) == []
+    event = conn.execute("SELECT id FROM events WHERE key = 'e004'").fetchone()[0]
+    win.session.select("event", int(event))
+    qtbot.wait(20)
+    assert win.detail.link_button.isVisible()
+    assert clipped_texts(win.detail) == []
+    win.session.select("entity", int(person))
+    # a time range brushed: the navigator shows it as a chip with a clear button
+    win.session.set_brush("2024-01-01T00:00:00Z", "2024-12-31T23:59:59Z")
+    found = audit_tabs(win, prepare)
+    assert found == {}, json.dumps(found, indent=1)
+    assert asked == list(TABS)
+    # the playground really asked, so its result rows (and their cells) were looked at
+    assert win.tab("Playground").model.rowCount() > 0
+    # the side panels keep room at both sizes; the middle gets the most
+    sizes = win.splitter.sizes()
+    assert min(sizes) >= 200 and sizes[1] > max(sizes[0], sizes[2])
+    win.close()
+
+
+def test_panels_saved_on_a_wide_screen_leave_the_tabs_their_room(qtbot, demo_copy):
+    """Splitter positions restored from a 1920 px screen (wide side panels) on a 1280 px one:
+    the side panels give way, so the tabs' controls are still whole."""
+    win = open_at(qtbot, demo_copy, 1920, 1080)
+    win.splitter.setSizes([420, 1060, 420])
+    saved = win.splitter.saveState()
+    win.resize(1280, 800)
+    win.splitter.restoreState(saved)
+    win.resize(1280, 801)          # what the window manager does after the restore
+    qtbot.wait(50)
+    nav, centre, detail = win.splitter.sizes()
+    assert centre >= win.splitter.widget(1).minimumSizeHint().width()
+    assert nav >= win.navigator.minimumWidth() and detail >= win.detail.minimumWidth()
+    found = audit_tabs(win, prepare_tab)
+    assert found == {}, json.dumps(found, indent=1)
+    win.close()
+
+
+def test_at_200_percent_scaling_nothing_is_cut(demo_copy, tmp_path):
+    """A 2560×1600 screen at 200 %: a 1280×800 window in logical pixels, every text twice as
+    many device pixels. A child process, since the scale is fixed before Qt starts."""
+    env = {**os.environ, "QT_SCALE_FACTOR": "2", "QT_QPA_PLATFORM": "offscreen",
+           "XDG_CONFIG_HOME": str(tmp_path / "config"),
+           "QTWEBENGINE_DISABLE_SANDBOX": "1"}
+    done = subprocess.run([sys.executable, "-m", "pulse_desktop", "--audit", "1280x800",
+                           "--db", str(demo_copy)], capture_output=True, text=True, env=env,
+                          cwd=ROOT, timeout=300)
+    out = json.loads(done.stdout)
+    assert out["scale"] == 2.0 and out["size"] == [1280, 800]
+    assert out["problems"] == {}, json.dumps(out["problems"], indent=1)
+    assert done.returncode == 0
+
+
+def test_the_audit_sees_each_fault(qtbot):
+    """Without this, an audit that never reports anything would pass the tests above."""
+    root = QWidget()
+    qtbot.addWidget(root)
+    lay = QVBoxLayout(root)
+    cut = QPushButton("Pin as core wound (Ctrl+P)")
+    cut.setFixedWidth(70)
+    cut.setAccessibleName("Pin")
+    label = QLabel("Core wound · axiom, floor 0.90")
+    label.setFixedWidth(40)
+    unnamed = QPushButton()            # an icon-only button nobody named
+    table = QTableView()
+    table.setAccessibleName("cells")
+    model = QStandardItemModel(2, 1)
+    long_text = "The day Papa left, told out loud for the first time in session"
+    plain, tipped = QStandardItem(long_text), QStandardItem(long_text)
+    tipped.setToolTip(long_text)
+    model.setItem(0, 0, plain)
+    model.setItem(1, 0, tipped)
+    table.setModel(model)
+    table.setColumnWidth(0, 80)
+    table.setTextElideMode(Qt.TextElideMode.ElideRight)
+    stub = QSlider(Qt.Orientation.Horizontal)
+    stub.setFixedWidth(30)
+    stub.setAccessibleName("budget")
+    lay.addWidget(stub)
+    split = QSplitter()
+    split.addWidget(QLabel("left"))
+    split.addWidget(QLabel("right"))
+    for w in (cut, label, unnamed, table, split):
+        lay.addWidget(w)
+    root.resize(500, 400)
+    root.show()
+    qtbot.waitExposed(root)
+
+    cuts = "\n".join(clipped_texts(root))
+    assert "Pin as core wound" in cuts and "Core wound · axiom" in cuts
+    assert "cell (0, 0)" in cuts and "cell (1, 0)" not in cuts    # the tooltip holds row 1
+    assert "a slider 30 px long is too short" in cuts
+    assert any("QPushButton ''" in u for u in unnamed_controls(root))
+    assert hidden_by_splitters(root)
+    split.setChildrenCollapsible(False)
+    assert not hidden_by_splitters(root)

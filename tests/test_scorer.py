@@ -109,7 +109,7 @@ def _assert_breakdown(out: dict) -> None:
 def demo(demo_db: Path, tmp_path: Path) -> Memory:
     copy = tmp_path / "demo.db"
     src = Memory.open(demo_db)
-    dst_conn = __import__("sqlite3").connect(copy)
+    dst_conn = __import__("core.store.sqlite", fromlist=["sqlite3"]).sqlite3.connect(copy)
     src.conn.backup(dst_conn)
     dst_conn.close()
     src.close()

@@ -70,7 +70,7 @@ def by_id(out: dict) -> dict[int, dict]:
 @pytest.fixture
 def demo_memory(demo_db, tmp_path):
     """A private copy of the session's demo memory."""
-    import sqlite3
+    from core.store.sqlite import sqlite3
 
     src = Memory.open(demo_db)
     dst = sqlite3.connect(tmp_path / "demo.db")

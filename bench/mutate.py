@@ -34,7 +34,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = "core/scoring"
-TESTS = ("tests/test_scoring_chain.py", "tests/test_scoring_formula.py", "tests/test_scorer.py")
+TESTS = ("tests/test_scoring_chain.py", "tests/test_scoring_formula.py", "tests/test_scorer.py",
+         "tests/test_scoring_state.py")
 # a child gets this many times its tests' baseline seconds, plus the floor, before it is killed
 TIMEOUT_FACTOR = 5
 TIMEOUT_FLOOR_S = 60
@@ -483,6 +484,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--list", action="store_true", help="list the mutants only")
     parser.add_argument("--only", help="FILE:LINE (file name inside core/scoring)")
+    parser.add_argument("--file", action="append",
+                        help="only the mutants of this file of core/scoring (repeatable)")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--sample", type=int, default=1,
                         help="run every Nth mutant only (deterministic: the Nth, 2Nth, … of the "
@@ -494,6 +497,8 @@ def main(argv: list[str] | None = None) -> int:
 
     files = sorted((ROOT / TARGET).glob("*.py"))
     mutants = [m for f in files for m in mutants_of(f)]
+    if args.file:
+        mutants = [m for m in mutants if Path(m.file).name in args.file]
     if args.sample > 1:
         mutants = mutants[args.sample - 1::args.sample]
     if args.only:

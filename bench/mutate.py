@@ -1,21 +1,34 @@
 """A small AST mutation check over core/scoring: do the scorer tests catch a wrong formula?
 
-    nice .venv/bin/python bench/mutate.py --list               # the mutants, no test run
-    nice .venv/bin/python bench/mutate.py                      # every mutant (long: ~1-2 h)
-    nice .venv/bin/python bench/mutate.py --workers 2 --json /tmp/mutants.json
-    nice .venv/bin/python bench/mutate.py --only scorer.py:183  # the mutants of one line
-    nice .venv/bin/python bench/mutate.py --sample 4 --workers 2  # every 4th mutant
+    nice -n 15 .venv/bin/python bench/mutate.py --list            # the mutants, no test run
+    nice -n 15 .venv/bin/python bench/mutate.py --workers 2 --demo-db var/demo.db \
+        --json var/mutate/full.json                               # every mutant (the measure)
+    nice -n 15 .venv/bin/python bench/mutate.py --workers 2 --demo-db var/demo.db \
+        --survivors-of var/mutate/full.json --json var/mutate/final.json   # after adding tests
+    nice -n 15 .venv/bin/python bench/mutate.py --only scorer.py:183   # the mutants of one line
+    nice -n 15 .venv/bin/python bench/mutate.py --file signature.py    # the mutants of one file
 
-Each mutant changes one thing in one file of a copy of the project (never the working tree):
-an arithmetic operator (+ −, × ÷, ** → ×), a comparison (< ≤, > ≥, == !=, in / not in), a
-boolean operator (and / or), a unary minus or `not` dropped, a number (n → n + 1 for whole
-numbers; x → 2x for others, 0 → 1), True / False, or a reducer swapped (median → mean,
-max ↔ min, maximum ↔ minimum). Strings, docstrings, annotations and the arguments of `raise`
-are left alone (messages are not formulas). The copy's tests (tests/test_scoring_chain.py,
-tests/test_scoring_formula.py and tests/test_scorer.py; -x, so the first failure ends a run) decide: a mutant is killed when they
-fail (or time out), survives when they pass. The tests that exercise the mutated file run first
-(FOCUS); only when they pass does the whole set run. The demo memory the tests use is built once
-(PULSE_TEST_DEMO_DB). The survivors, with why each is harmless, are listed in docs/scoring.md.
+Each mutant changes one thing in one file of core/scoring: an arithmetic operator (+ −, × ÷,
+** → ×), a comparison (< ≤, > ≥, == !=, in / not in, is / is not), a boolean operator (and /
+or), a unary minus or `not` dropped, a number (n → n + 1 for whole numbers; x → 2x for others,
+0 → 1), True / False, or a reducer swapped (median → mean, max ↔ min, maximum ↔ minimum).
+Strings, docstrings, annotations, imports and the arguments of `raise` are left alone
+(messages are not formulas).
+
+The tests (TESTS) decide: a mutant is killed when one of them fails (or it outlives its time
+budget), survives when they all pass. To make a full run affordable on a small machine:
+- no file is written: each mutant runs in a child forked from this process, which serves the
+  mutated source from memory and re-imports only the project modules that depend on
+  core/scoring (the rest, numpy, onnxruntime, Qt, hypothesis and the embedding model are loaded
+  once, before the fork);
+- one traced run of the unmutated tests records which core/scoring lines each test executes;
+  a mutant runs only the tests that execute its statement (every test when the statement runs
+  at import time: module level, class bodies, default values), fastest first, and stops at the
+  first failure (-x);
+- the demo memory the tests use is built once (--demo-db / PULSE_TEST_DEMO_DB).
+`--survivors-of` re-runs a full run's survivors after tests were added (adding tests cannot
+revive a killed mutant) and counts the whole. The survivors, with why each is harmless, are
+listed in docs/scoring.md.
 """
 
 from __future__ import annotations
@@ -429,10 +442,12 @@ def run_all(mutants: list[Mutant], coverage: dict[str, Any], workers: int, progr
     from core.embedding.registry import get_embedder
 
     get_embedder()   # the model's weights load once, here, not in every child
-    try:
-        import PySide6.QtWidgets  # noqa: F401 - the tests' conftest imports it
-    except ImportError:
-        pass
+    for heavy in ("PySide6.QtWidgets", "hypothesis", "hypothesis.strategies",
+                  "_hypothesis_pytestplugin", "anyio", "pytestqt.plugin"):
+        try:   # the tests and pytest's plugins import these; once here, not in every child
+            importlib.import_module(heavy)
+        except ImportError:
+            pass
     queue = list(mutants)
     running: dict[int, tuple[Mutant, float, float]] = {}
     while queue or running:
@@ -493,6 +508,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--demo-db", type=Path,
                         help="a prebuilt demo memory (PULSE_TEST_DEMO_DB); built once otherwise")
     parser.add_argument("--json", type=Path, help="write every mutant's result here")
+    parser.add_argument("--survivors-of", type=Path, metavar="JSON",
+                        help="a full run's --json: run only its survivors again (tests added "
+                             "since; the code under test must not have changed) and count "
+                             "the whole")
     args = parser.parse_args(argv)
 
     files = sorted((ROOT / TARGET).glob("*.py"))
@@ -504,6 +523,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.only:
         name, line = args.only.split(":")
         mutants = [m for m in mutants if m.file.endswith("/" + name) and m.line == int(line)]
+    earlier: list[Mutant] = []
+    if args.survivors_of:
+        before = [Mutant(**row) for row in json.loads(args.survivors_of.read_text())]
+        key = lambda m: (m.file, m.index, m.kind, m.before, m.after, m.line)  # noqa: E731
+        if sorted(map(key, before)) != sorted(map(key, mutants)):
+            print(f"{args.survivors_of} is not a full run of this code's {len(mutants)} mutants",
+                  file=sys.stderr)
+            return 1
+        again = {key(m) for m in before if m.status == "survived"}
+        earlier = [m for m in before if m.status != "survived"]
+        mutants = [m for m in mutants if key(m) in again]
+        print(f"{len(earlier)} killed in {args.survivors_of}; its {len(mutants)} survivors run "
+              "again", flush=True)
     if args.list:
         for m in mutants:
             print(f"{m.file}:{m.line} {m.kind} {m.before} → {m.after}")
@@ -511,7 +543,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     sys.path.insert(0, str(ROOT))
     os.chdir(ROOT)
-    sys.dont_write_bytecode = True   # a mutant must never leave a .pyc behind
+    # a mutant never leaves a .pyc behind: its module is compiled from memory (_MutantFinder)
     started = time.perf_counter()
     cpu_started = time.process_time()
     with tempfile.TemporaryDirectory(prefix="pulse-mutate-") as tmp:
@@ -520,8 +552,7 @@ def main(argv: list[str] | None = None) -> int:
         if demo is None or not demo.is_file():
             demo = tmp_path / "demo.db"
             build_demo(demo)
-        os.environ.update(PULSE_TEST_DEMO_DB=str(demo), QT_QPA_PLATFORM="offscreen",
-                          PYTHONDONTWRITEBYTECODE="1")
+        os.environ.update(PULSE_TEST_DEMO_DB=str(demo), QT_QPA_PLATFORM="offscreen")
         # the unmutated tests must pass (or every mutant would look killed); traced, they give
         # each test's lines
         ok, coverage = baseline(TESTS, tmp_path / "coverage.json")
@@ -541,6 +572,9 @@ def main(argv: list[str] | None = None) -> int:
                 args.json.write_text(json.dumps([asdict(x) for x in done], indent=1))
 
         run_all(mutants, coverage, args.workers, progress)
+    mutants = earlier + mutants
+    if args.json and earlier:
+        args.json.write_text(json.dumps([asdict(x) for x in mutants], indent=1))
     killed = sum(m.status == "killed" for m in mutants)
     print(f"\n{killed} of {len(mutants)} mutants killed ({killed / max(len(mutants), 1):.1%}); "
           f"wall {time.perf_counter() - started:.0f} s, CPU of the parent "

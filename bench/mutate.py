@@ -450,6 +450,15 @@ def run_all(mutants: list[Mutant], coverage: dict[str, Any], workers: int, progr
             pass
     queue = list(mutants)
     running: dict[int, tuple[Mutant, float, float]] = {}
+
+    def stop(signum, frame):   # a stopped run leaves no child behind
+        for pid in running:
+            os.kill(pid, 9)
+        raise SystemExit(1)
+
+    import signal
+
+    signal.signal(signal.SIGTERM, stop)
     while queue or running:
         while queue and len(running) < workers:
             m = queue.pop(0)
@@ -543,7 +552,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     sys.path.insert(0, str(ROOT))
     os.chdir(ROOT)
-    # a mutant never leaves a .pyc behind: its module is compiled from memory (_MutantFinder)
+    # bytecode caches on: each child re-imports the modules that depend on core/scoring and the
+    # tests, and compiling them from source every time cost more than most tests (a mutant never
+    # leaves a .pyc behind: its module is compiled from memory by _MutantFinder)
+    sys.dont_write_bytecode = False
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     started = time.perf_counter()
     cpu_started = time.process_time()
     with tempfile.TemporaryDirectory(prefix="pulse-mutate-") as tmp:

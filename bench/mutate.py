@@ -48,7 +48,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = "core/scoring"
 TESTS = ("tests/test_scoring_chain.py", "tests/test_scoring_formula.py", "tests/test_scorer.py",
-         "tests/test_scoring_state.py")
+         "tests/test_scoring_state.py", "tests/test_scoring_edges.py")
 # a child gets this many times its tests' baseline seconds, plus the floor, before it is killed
 TIMEOUT_FACTOR = 5
 TIMEOUT_FLOOR_S = 60

@@ -1,0 +1,117 @@
+"""The scorer at its edges, where bench/mutate.py found wrong code passing: the boundary of the
+context window, a memory of exactly two turns, rows without a neighbour, the query-emotion gate
+at its threshold, the split matrix product, and the defaults of the request and evidence."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import timedelta
+
+import numpy as np
+import pytest
+
+from core.memory import Memory
+from core.scoring import gates
+from core.scoring import scorer as scorer_module
+from core.scoring.evidence import Evidence
+from core.scoring.scorer import Request
+from core.scoring.settings import DEFAULT_SETTINGS
+from core.scoring.state import parse_state
+from core.store import records
+from tests.test_scoring_formula import COSINES_30, NOW, by_id, designed, iso
+
+S = DEFAULT_SETTINGS
+
+
+def test_request_and_evidence_defaults() -> None:
+    request = Request("harbour")
+    assert (request.top_k, request.scorer, request.chain, request.abstain, request.domains) == \
+        (10, "pulse", False, True, None)
+    assert request.settings is DEFAULT_SETTINGS and request.state.is_empty()
+    evidence = Evidence(max_cosine=0.9, median_cosine=0.1, term_coverage=1.0, words_found=1,
+                        words=1, events=3, calibrated=True)
+    assert evidence.state_match is None
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        evidence.max_cosine = 0.1   # type: ignore[misc]
+
+
+def _turns(memory: Memory, minutes_apart: float, texts: tuple[str, ...]) -> list[int]:
+    start = NOW - timedelta(days=2, hours=12)     # midnight: whole epoch days, exact gaps
+    ids = []
+    for i, text in enumerate(texts):
+        when = iso(start + timedelta(minutes=minutes_apart * i))
+        obs, _ = records.add_observation(memory.conn, actor="import", source_kind="chat",
+                                         source_id=f"t{i}", content_text=text,
+                                         captured_at=iso(NOW), observed_at=when)
+        vec = memory.embedder().embed_passages([text])[0]
+        ids.append(records.add_event(memory.conn, actor="import",
+                                     fields={"title": text, "ts": when, "source_observation": obs},
+                                     vectors=[records.Vector(memory.embedding_model,
+                                                             np.asarray(vec, np.float32))]))
+    return ids
+
+
+TEXTS = ("Did you go to the lighthouse concert on Friday?", "Yes! It was wonderful.")
+
+
+def test_two_turns_are_each_others_context(memory: Memory) -> None:
+    question, answer = _turns(memory, 5, TEXTS)
+    index = memory.scorer.index()
+    assert index.prev_row.tolist() == [-1, 0] and index.next_row.tolist() == [1, -1]
+    assert index.next_gap_days[0] == pytest.approx(5 / 1440, abs=1e-9)
+    out = memory.retrieve("lighthouse concert", scorer="pulse", now=NOW, abstain=False)
+    got = by_id(out)
+    q = got[question]["terms"]
+    fused_q = S.hybrid_dense_weight * q["dense_relevance"] + \
+        (1 - S.hybrid_dense_weight) * q["bm25_norm"]
+    assert fused_q > 0
+    assert got[answer]["terms"]["context_relevance"] == pytest.approx(fused_q, abs=1e-12)
+
+
+@pytest.mark.parametrize("window,shared", [(1440.0, True), (1439.9, False)])
+def test_a_neighbour_exactly_at_the_window_is_context(memory: Memory, window: float,
+                                                      shared: bool) -> None:
+    designed(memory, COSINES_30[:20], days_ago=300.0)
+    question, answer = _turns(memory, 1440, TEXTS)      # a gap of exactly one day
+    out = memory.retrieve("lighthouse concert", scorer="pulse", now=NOW, top_k=30,
+                          abstain=False, settings={"context_window_minutes": window})
+    context = by_id(out)[answer]["terms"]["context_relevance"]
+    assert (context > 0) is shared
+
+
+def test_rows_without_an_observation_have_no_neighbour(memory: Memory) -> None:
+    designed(memory, COSINES_30[:3])
+    index = memory.scorer.index()
+    assert index.prev_row.tolist() == [-1, -1, -1] and index.next_row.tolist() == [-1, -1, -1]
+    assert np.isinf(index.prev_gap_days).all() and np.isinf(index.next_gap_days).all()
+
+
+def test_the_query_emotion_gate_opens_at_its_threshold() -> None:
+    from core.emotion import query_emotion
+
+    query = "I am so afraid and ashamed"
+    strongest = float(np.max(query_emotion(query)))
+    assert strongest > 0
+    at = S.with_overrides({"emotion_gate": strongest})
+    opened = gates.emotion_gate_vector(parse_state(None), query, at)
+    assert opened is not None and opened[1] == "query"
+    above = S.with_overrides({"emotion_gate": strongest + 1e-9})
+    assert gates.emotion_gate_vector(parse_state(None), query, above) is None
+
+
+def test_the_split_product_equals_the_single_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(3)
+    matrix = rng.normal(size=(9, 4)).astype(np.float32)
+    query = rng.normal(size=4).astype(np.float32)
+    single = scorer_module._cosines(matrix, query)
+    monkeypatch.setattr(scorer_module, "_PARALLEL_ROWS", 4)
+    monkeypatch.setattr(scorer_module, "_pool", None)
+    monkeypatch.setattr(scorer_module.os, "cpu_count", lambda: 2)
+    split = scorer_module._cosines(matrix, query)
+    assert scorer_module._pool is not None          # the split path ran
+    assert split.dtype == np.float64 and split.shape == (9,)
+    assert split == pytest.approx(single, abs=1e-6)
+    monkeypatch.setattr(scorer_module.os, "cpu_count", lambda: 1)
+    monkeypatch.setattr(scorer_module, "_pool", None)
+    scorer_module._cosines(matrix, query)
+    assert scorer_module._pool is None               # one core: never split

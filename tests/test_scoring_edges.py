@@ -115,3 +115,31 @@ def test_the_split_product_equals_the_single_one(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(scorer_module, "_pool", None)
     scorer_module._cosines(matrix, query)
     assert scorer_module._pool is None               # one core: never split
+
+
+def test_a_graph_knows_which_events_are_linked() -> None:
+    from core.scoring.chain import ChainGraph, Link
+
+    g = ChainGraph(rev="t")
+    g.parents[2].add(1)
+    g.children[1].add(2)
+    g.links[(1, 2)] = Link("causal", 0.5)
+    assert (g.linked(1), g.linked(2), g.linked(3)) == (True, True, False)
+    assert (g.ancestor_depth(2), g.ancestor_depth(1)) == (1, 0)
+
+
+def test_links_and_events_added_later_are_seen(memory: Memory) -> None:
+    """The chain graph, the index and the term counts are cached per memory revision: a write
+    moves it, and the next query sees the write."""
+    ids = designed(memory, COSINES_30[:22])
+    first = memory.why(ids[-1])
+    assert first["causes"] == []
+    records.link_events(memory.conn, actor="import", parent_id=ids[0], child_id=ids[-1])
+    again = memory.why(ids[-1])
+    assert [c["id"] for c in again["causes"]] == [ids[0]]
+    before = memory.retrieve("zanzibarquux harbour", scorer="v2", now=NOW, abstain=False)
+    vector = np.asarray(memory.embedder().embed_passages(["zanzibarquux"])[0], np.float32)
+    records.add_event(memory.conn, actor="import", fields={"title": "zanzibarquux", "ts": iso(NOW)},
+                      vectors=[records.Vector(memory.embedding_model, vector)])
+    after = memory.retrieve("zanzibarquux harbour", scorer="v2", now=NOW, abstain=False)
+    assert before["evidence"]["words_found"] == 0 and after["evidence"]["words_found"] == 1

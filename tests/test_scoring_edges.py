@@ -143,3 +143,39 @@ def test_links_and_events_added_later_are_seen(memory: Memory) -> None:
                       vectors=[records.Vector(memory.embedding_model, vector)])
     after = memory.retrieve("zanzibarquux harbour", scorer="v2", now=NOW, abstain=False)
     assert before["evidence"]["words_found"] == 0 and after["evidence"]["words_found"] == 1
+
+
+def test_state_fit_values() -> None:
+    stressed_day, good_day = {"stress_proxy": 0.9}, {"hrv": 80}
+    assert gates.state_fit("stressed", stressed_day, "", False, S) == 1.0
+    assert gates.state_fit("restored", good_day, "", False, S) == 1.0
+    assert gates.state_fit("restored", stressed_day, "", False, S) == 0.0
+    assert gates.state_fit("stressed", good_day, "", False, S) == 0.0
+    assert gates.state_fit("stressed", good_day, "", True, S) == 0.7
+    assert gates.state_fit("", {}, "", False, S) == 0.0
+
+
+def test_parse_iso_gives_aware_utc() -> None:
+    from datetime import datetime, timezone
+
+    from core.errors import PulseError
+    from core.scoring.scorer import format_iso, parse_iso
+
+    utc = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
+    assert parse_iso("2026-11-01T12:00:00") == utc            # naive means UTC
+    assert parse_iso("2026-11-01T12:00:00Z") == utc
+    assert parse_iso(" 2026-11-01T14:00:00+02:00 ") == utc
+    assert parse_iso("2026-11-01T14:00:00+02:00").tzinfo == timezone.utc
+    assert parse_iso("2026-11-01") == datetime(2026, 11, 1, tzinfo=timezone.utc)
+    assert format_iso(parse_iso("2026-11-01T14:00:00+02:00")) == "2026-11-01T12:00:00Z"
+    with pytest.raises(PulseError, match="now: 'yesterday' is not an ISO-8601"):
+        parse_iso("yesterday", "now")
+
+
+def test_emotion_similarity_does_not_depend_on_the_gates_strength() -> None:
+    from core.scoring.scorer import _emotion_similarity
+
+    rows = np.array([[3.0, 4.0] + [0.0] * 8, [1.0] + [0.0] * 9])
+    for strength in (0.5, 2.0):
+        gate = strength * np.array([1.0] + [0.0] * 9)
+        assert _emotion_similarity(gate, rows).tolist() == pytest.approx([0.6, 1.0], abs=1e-12)

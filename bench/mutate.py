@@ -518,13 +518,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=int, default=1,
                         help="run every Nth mutant only (deterministic: the Nth, 2Nth, … of the "
                              "full list), for a quicker estimate")
+    parser.add_argument("--reverse", action="store_true",
+                        help="run the list from its end (a second run over the same files meets "
+                             "the first in the middle; --survivors-of takes both)")
     parser.add_argument("--demo-db", type=Path,
                         help="a prebuilt demo memory (PULSE_TEST_DEMO_DB); built once otherwise")
     parser.add_argument("--json", type=Path, help="write every mutant's result here")
-    parser.add_argument("--survivors-of", type=Path, metavar="JSON",
-                        help="a full run's --json: run only its survivors again (tests added "
-                             "since; the code under test must not have changed) and count "
-                             "the whole")
+    parser.add_argument("--survivors-of", type=Path, metavar="JSON", nargs="+",
+                        help="a full run's --json (or the runs over disjoint --file sets that "
+                             "together cover every mutant): run only its survivors again "
+                             "(tests added since; the code under test must not have changed) "
+                             "and count the whole")
     args = parser.parse_args(argv)
 
     files = sorted((ROOT / TARGET).glob("*.py"))
@@ -533,22 +537,30 @@ def main(argv: list[str] | None = None) -> int:
         mutants = [m for m in mutants if Path(m.file).name in args.file]
     if args.sample > 1:
         mutants = mutants[args.sample - 1::args.sample]
+    if args.reverse:
+        mutants = mutants[::-1]
     if args.only:
         name, line = args.only.split(":")
         mutants = [m for m in mutants if m.file.endswith("/" + name) and m.line == int(line)]
     earlier: list[Mutant] = []
     if args.survivors_of:
-        before = [Mutant(**row) for row in json.loads(args.survivors_of.read_text())]
         key = lambda m: (m.file, m.index, m.kind, m.before, m.after, m.line)  # noqa: E731
+        decided: dict[tuple, Mutant] = {}
+        for path in args.survivors_of:
+            for row in json.loads(path.read_text()):
+                m = Mutant(**row)
+                if key(m) not in decided or m.status == "survived":
+                    decided[key(m)] = m     # decided twice: the survivor is run again
+        before = list(decided.values())
         if sorted(map(key, before)) != sorted(map(key, mutants)):
-            print(f"{args.survivors_of} is not a full run of this code's {len(mutants)} mutants",
-                  file=sys.stderr)
+            print(f"{' + '.join(map(str, args.survivors_of))} do not cover this code's "
+                  f"{len(mutants)} mutants exactly", file=sys.stderr)
             return 1
         again = {key(m) for m in before if m.status == "survived"}
         earlier = [m for m in before if m.status != "survived"]
         mutants = [m for m in mutants if key(m) in again]
-        print(f"{len(earlier)} killed in {args.survivors_of}; its {len(mutants)} survivors run "
-              "again", flush=True)
+        print(f"{len(earlier)} killed in {' + '.join(map(str, args.survivors_of))}; "
+              f"{len(mutants)} survivors run again", flush=True)
     if args.list:
         for m in mutants:
             print(f"{m.file}:{m.line} {m.kind} {m.before} → {m.after}")

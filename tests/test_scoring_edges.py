@@ -179,3 +179,24 @@ def test_emotion_similarity_does_not_depend_on_the_gates_strength() -> None:
     for strength in (0.5, 2.0):
         gate = strength * np.array([1.0] + [0.0] * 9)
         assert _emotion_similarity(gate, rows).tolist() == pytest.approx([0.6, 1.0], abs=1e-12)
+
+
+def test_position_of_an_id_not_in_the_index_is_none(memory: Memory) -> None:
+    ids = designed(memory, COSINES_30[:3])
+    records.add_event(memory.conn, actor="import", fields={"title": "no vector", "ts": iso(NOW)})
+    index = memory.scorer.index()
+    assert [index.position(i) for i in ids] == [0, 1, 2]
+    assert index.position(ids[0] - 1) is None and index.position(ids[-1] + 1) is None
+    assert index.position(ids[-1] + 1000) is None
+
+
+def test_the_median_is_exact_up_to_its_limit_then_a_seeded_sample() -> None:
+    from core.scoring.scorer import _median
+
+    pool = np.arange(10, dtype=np.float64) ** 2
+    exact = S.with_overrides({"median_exact_limit": 10, "median_sample": 4})
+    assert _median(pool, exact) == 20.5                       # (16 + 25) / 2
+    sampled = S.with_overrides({"median_exact_limit": 9, "median_sample": 4})
+    pick = np.random.default_rng(10).choice(10, size=4, replace=False)
+    assert _median(pool, sampled) == float(np.median(pool[pick]))
+    assert _median(np.zeros(0), S) == 0.0

@@ -200,3 +200,13 @@ def test_the_median_is_exact_up_to_its_limit_then_a_seeded_sample() -> None:
     pick = np.random.default_rng(10).choice(10, size=4, replace=False)
     assert _median(pool, sampled) == float(np.median(pool[pick]))
     assert _median(np.zeros(0), S) == 0.0
+
+
+def test_iso_times_become_epoch_days() -> None:
+    from core.scoring.index import _lenient_epoch_days, iso_to_epoch_days
+
+    assert iso_to_epoch_days([]).shape == (0,)
+    got = iso_to_epoch_days(["1970-01-02T00:00:00Z", "1970-01-01T12:00:00"])
+    assert got.tolist() == [1.0, 0.5] and got.dtype == np.float64
+    odd = _lenient_epoch_days(["1970-01-03T00:00:00Z", "last Tuesday"])
+    assert odd[0] == 2.0 and np.isnan(odd[1])

@@ -210,3 +210,53 @@ def test_iso_times_become_epoch_days() -> None:
     assert got.tolist() == [1.0, 0.5] and got.dtype == np.float64
     odd = _lenient_epoch_days(["1970-01-03T00:00:00Z", "last Tuesday"])
     assert odd[0] == 2.0 and np.isnan(odd[1])
+
+
+def test_a_request_is_frozen_and_refuses_a_blank_query() -> None:
+    from core.errors import PulseError
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Request("harbour").top_k = 3   # type: ignore[misc]
+    for blank in ("", "   \n"):
+        with pytest.raises(PulseError, match="the query is empty"):
+            Request(blank).validated()
+
+
+def test_explain_uses_the_given_now_and_marks_a_dropped_event(memory: Memory) -> None:
+    ids = designed(memory, COSINES_30[:25], days_ago=10.0)
+    out = memory.explain(ids[0], "walking along the harbour at dawn", scorer="dense", now=NOW)
+    assert out["now"] == "2026-11-01T12:00:00Z"
+    result = out["result"]
+    assert result["terms"]["days_ago"] == pytest.approx(10.0, abs=1e-9)
+    assert result["terms"]["relevance"] == 0.0 and result["dropped"] is True   # below median
+    top = memory.explain(ids[-1], "walking along the harbour at dawn", scorer="dense", now=NOW)
+    assert top["result"]["dropped"] is False and top["result"]["rank"] == 1
+
+
+def test_without_context_no_neighbour_joins_or_counts(memory: Memory) -> None:
+    question, answer = _turns(memory, 5, TEXTS)
+    only = {"candidates_min": 1, "candidates_per_k": 0}
+    # "wonderful" is only in the answer: the lexical channel brings it, its neighbour (the
+    # question, index row 0) joins as context
+    both = memory.retrieve("wonderful", scorer="pulse", now=NOW, top_k=5, abstain=False,
+                           settings=only)
+    assert {r["id"] for r in both["results"]} == {question, answer}
+    alone = memory.retrieve("wonderful", scorer="pulse", now=NOW, top_k=5, abstain=False,
+                            settings={**only, "context_weight": 0.0})
+    assert [r["id"] for r in alone["results"]] == [answer]
+    assert alone["results"][0]["terms"]["context_relevance"] == 0.0
+
+
+def test_a_recent_life_event_names_an_entity_by_its_alias(memory: Memory) -> None:
+    designed(memory, COSINES_30[:20])
+    sister = records.add_entity(memory.conn, actor="import", name="Ekaterina", kind="person",
+                                aliases=["Katya"])
+    q = np.asarray(memory.embedder().embed_query("walking along the harbour at dawn"), np.float32)
+    linked = records.add_event(memory.conn, actor="import",
+                               fields={"title": "call", "ts": iso(NOW - timedelta(days=10))},
+                               entities=[sister],
+                               vectors=[records.Vector(memory.embedding_model, q)])
+    out = memory.retrieve("walking along the harbour at dawn", scorer="dense", now=NOW, top_k=30,
+                          abstain=False, state={"stress_proxy": 0.8,
+                                                "recent_life_events_7d": ["a fight with Katya"]})
+    assert by_id(out)[linked]["terms"]["state"] == pytest.approx(1 + 0.15 * 0.7, abs=1e-12)

@@ -111,8 +111,16 @@ def test_the_split_product_equals_the_single_one(monkeypatch: pytest.MonkeyPatch
     assert scorer_module._pool is not None          # the split path ran
     assert split.dtype == np.float64 and split.shape == (9,)
     assert split == pytest.approx(single, abs=1e-6)
-    monkeypatch.setattr(scorer_module.os, "cpu_count", lambda: 1)
+    monkeypatch.setattr(scorer_module, "_PARALLEL_ROWS", 9)
     monkeypatch.setattr(scorer_module, "_pool", None)
+    scorer_module._cosines(matrix, query)
+    assert scorer_module._pool is not None          # exactly at the limit: split
+    monkeypatch.setattr(scorer_module, "_PARALLEL_ROWS", 10)
+    monkeypatch.setattr(scorer_module, "_pool", None)
+    scorer_module._cosines(matrix, query)
+    assert scorer_module._pool is None               # below it: one product
+    monkeypatch.setattr(scorer_module, "_PARALLEL_ROWS", 4)
+    monkeypatch.setattr(scorer_module.os, "cpu_count", lambda: 1)
     scorer_module._cosines(matrix, query)
     assert scorer_module._pool is None               # one core: never split
 
@@ -260,3 +268,31 @@ def test_a_recent_life_event_names_an_entity_by_its_alias(memory: Memory) -> Non
                           abstain=False, state={"stress_proxy": 0.8,
                                                 "recent_life_events_7d": ["a fight with Katya"]})
     assert by_id(out)[linked]["terms"]["state"] == pytest.approx(1 + 0.15 * 0.7, abs=1e-12)
+
+
+def test_base_is_relevance_times_recency(memory: Memory) -> None:
+    designed(memory, COSINES_30[:25], days_ago=[float(i * 30) for i in range(25)])
+    out = memory.retrieve("walking along the harbour at dawn", scorer="dense", now=NOW,
+                          top_k=20, abstain=False)
+    assert len(out["results"]) >= 5
+    for r in out["results"]:
+        t = r["terms"]
+        assert t["recency_factor"] < 1.0 or t["days_ago"] == 0
+        assert t["base"] == pytest.approx(t["relevance"] * t["recency_factor"], abs=1e-12)
+
+
+def test_settings_from_a_file(tmp_path) -> None:
+    from core.errors import ValidationError
+    from core.scoring.settings import ScorerSettings
+
+    good = tmp_path / "s.json"
+    good.write_text('{"alpha": 0.5}', encoding="utf-8")
+    assert ScorerSettings.from_file(good).alpha == 0.5
+    for text, error in (("[1, 2]", "settings must be a JSON object"),
+                        ("{nope", "not valid JSON")):
+        bad = tmp_path / "bad.json"
+        bad.write_text(text, encoding="utf-8")
+        with pytest.raises(ValidationError, match=error):
+            ScorerSettings.from_file(bad)
+    with pytest.raises(ValidationError, match="cannot read settings"):
+        ScorerSettings.from_file(tmp_path / "missing.json")

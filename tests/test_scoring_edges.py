@@ -296,3 +296,34 @@ def test_settings_from_a_file(tmp_path) -> None:
             ScorerSettings.from_file(bad)
     with pytest.raises(ValidationError, match="cannot read settings"):
         ScorerSettings.from_file(tmp_path / "missing.json")
+
+
+@pytest.mark.parametrize("data,error", [
+    ({"stress_proxy": True}, "stress_proxy must be a number"),
+    ({"stress_proxy": "high"}, "stress_proxy must be a number"),
+    ({"stress_proxy": -0.01}, "stress_proxy must be 0..1"),
+    ({"stress_proxy": 1.01}, "stress_proxy must be 0..1"),
+    ({"sleep_hours": 24.5}, "sleep_hours must be 0..24"),
+    ({"hrv": -1}, "hrv must be ≥ 0"),
+    ({"snapshot_days_ago": -2}, "snapshot_days_ago must be ≥ 0"),
+    ({"mood_vector": {"joy": 1.5}}, "mood_vector.joy must be a number in 0..1"),
+    ({"mood_vector": {"joy": True}}, "mood_vector.joy must be a number in 0..1"),
+    ({"mood_vector": {"joy": -0.1}}, "mood_vector.joy must be a number in 0..1"),
+    ({"recent_life_events_7d": ["ok", 3]}, "recent_life_events_7d must be a list of strings"),
+    ({"recent_life_events_7d": "a fight"}, "recent_life_events_7d must be a list of strings"),
+])
+def test_a_bad_state_names_the_field(data: dict, error: str) -> None:
+    from core.errors import ValidationError
+
+    with pytest.raises(ValidationError, match=error.replace(".", r"\.")):
+        parse_state(data)
+
+
+def test_a_state_at_its_bounds_is_kept() -> None:
+    edge = parse_state({"stress_proxy": 0, "sleep_quality": 1, "sleep_hours": 24, "hrv": 0,
+                        "snapshot_days_ago": 0, "mood_vector": {"joy": 1, "fear": 0},
+                        "recent_life_events_7d": ["a fight"], "hr_trend": None})
+    assert (edge.stress_proxy, edge.sleep_quality, edge.sleep_hours, edge.hrv,
+            edge.snapshot_days_ago) == (0.0, 1.0, 24.0, 0.0, 0.0)
+    assert edge.mood_vector == {"joy": 1.0, "fear": 0.0} and edge.hr_trend is None
+    assert edge.recent_life_events_7d == ("a fight",)

@@ -162,6 +162,7 @@ _WORDS = (
     "team manager client budget invoice tax bank loan car accident insurance court lawyer "
     "church prayer grief loss memory childhood photo album anniversary divorce reunion hug"
 ).split()
+VOCABULARY = tuple(_WORDS)   # every word a synthetic event or query is made of
 _CLASSES = ("axiom", "self_model", "user_model", "operational", "hypothesis")
 _CLASS_P = (0.02, 0.08, 0.15, 0.6, 0.15)
 _DOMAINS = ("real", "fiction_content", "fiction_meta", "meta_authorial")
@@ -184,7 +185,7 @@ def build_synthetic_memory(path: Path, n: int, *, dim: int = DIM, seed: int = 0,
     Rows are written straight into `events`, `event_embeddings` and `event_emotions` with
     executemany inside one transaction. This BYPASSES THE JOURNAL on purpose: it is a synthetic
     speed fixture, and the journal is not on the read path (retrieve never reads it). The
-    schema's own triggers still run (FTS5 sync, index_rev), so the file is what the scorer sees
+    schema's own triggers still run (FTS5 sync, the index change log), so the file is what the scorer sees
     after a real import.
     """
     from core.memory import Memory

@@ -2,7 +2,7 @@
 `pulse import` — while a Memory (and the desktop app's window) holds the same file open, reads
 and writes too. WAL + busy_timeout + BEGIN IMMEDIATE must mean: every writer exits 0, no
 "database is locked" reaches anyone, the open reader sees every change (the scorer's index
-reloads when pulse_meta.index_rev moves) without reopening, nothing is lost (every journal row
+re-reads the rows the change log names) without reopening, nothing is lost (every journal row
 a writer reported exists, the chain verifies, the final values are the last ones written).
 """
 

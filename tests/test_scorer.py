@@ -109,7 +109,9 @@ def _assert_breakdown(out: dict) -> None:
 def demo(demo_db: Path, tmp_path: Path) -> Memory:
     copy = tmp_path / "demo.db"
     src = Memory.open(demo_db)
-    dst_conn = __import__("core.store.sqlite", fromlist=["sqlite3"]).sqlite3.connect(copy)
+    from core.store.sqlite import sqlite3
+
+    dst_conn = sqlite3.connect(copy)    # the one SQLite library: SQLCipher's backup needs its own
     src.conn.backup(dst_conn)
     dst_conn.close()
     src.close()

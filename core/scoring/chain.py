@@ -13,7 +13,7 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from core.scoring.index import current_rev
+from core.scoring.changelog import changes_since, current_rev
 from core.store.sqlite import sqlite3
 
 
@@ -48,15 +48,21 @@ def _depth(graph: ChainGraph, event_id: int, _seen: frozenset[int] = frozenset()
 
 
 class ChainCache:
-    """Links are loaded once per memory revision, not per query."""
+    """Links are loaded once, and again only when a chain link changed (the change log)."""
 
     def __init__(self) -> None:
         self._graph: ChainGraph | None = None
 
     def get(self, conn: sqlite3.Connection) -> ChainGraph:
         rev = current_rev(conn)
-        if self._graph is not None and self._graph.rev == rev:
-            return self._graph
+        if self._graph is not None:
+            if self._graph.rev == rev:
+                return self._graph
+            changes = changes_since(conn, self._graph.rev)
+            if changes is not None and not changes.chains:
+                self._graph.rev = changes.rev
+                return self._graph
+            rev = changes.rev if changes is not None else rev
         graph = ChainGraph(rev=rev)
         for parent, child, kind, strength in conn.execute(
                 "SELECT parent_id, child_id, kind, strength FROM event_chains"):

@@ -1,34 +1,48 @@
 """The in-memory vector index: one float32 matrix per embedding model plus the per-event columns
-the scorer needs, loaded in one pass and reused until the memory changes.
+the scorer needs, loaded once and then kept current row by row.
 
 Chosen over sqlite-vec by measurement (bench/vector_index.py): at 100,000 × 384 a brute-force
 matrix product is several times faster than vec0's exact search, and it needs no SQLite
 extension loading, which this platform's Python sqlite3 cannot do.
+
+Updating in place: rows are kept in ascending event id. A write (here or in another process)
+is seen through the change log (core/scoring/changelog.py): only the events it names are read
+again. A changed event is overwritten in its row; a removed one (erased, absorbed, its vector
+dropped) leaves; a new event with a larger id than any row is
+appended into spare capacity; a returning old event (an undo) is shifted into its place.
+Removed rows are compacted away at once (in place), so the rows are always those a fresh load
+would read, in the same order: the results are bit for bit those of a fresh load (the property
+test in tests/test_index_in_place.py). Only a log pruned past the index's revision, or more
+changed events than a quarter of the rows, costs a full reload.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 import numpy as np
 
 from core.beliefs import BELIEF_CLASSES, DOMAINS
 from core.emotion.plutchik import EMOTIONS
+from core.scoring.changelog import RELOAD_SHARE, Changes, changes_since, current_rev
+
+__all__ = ["CLASS_CODES", "DOMAIN_CODES", "EventIndex", "IndexCache", "current_rev",
+           "iso_to_epoch_days", "load_index", "neighbours"]
 from core.store.sqlite import sqlite3
 
 CLASS_CODES = {name: i for i, name in enumerate(BELIEF_CLASSES)}
 DOMAIN_CODES = {name: i for i, name in enumerate(DOMAINS)}
 
 
-def iso_to_epoch_days(values: list[str]) -> np.ndarray:
+def iso_to_epoch_days(values: Sequence[str]) -> np.ndarray:
     """ISO-8601 UTC strings ('…Z') → days since 1970 as float64."""
-    if not values:
+    if not len(values):
         return np.zeros(0, dtype=np.float64)
     stamps = np.array([v[:-1] if v.endswith("Z") else v for v in values], dtype="datetime64[s]")
     return stamps.astype(np.int64).astype(np.float64) / 86400.0
 
 
-def _lenient_epoch_days(values: list[str]) -> np.ndarray:
+def _lenient_epoch_days(values: Sequence[str]) -> np.ndarray:
     """Like iso_to_epoch_days, but a time it cannot read (an importer's odd format) is NaN."""
     try:
         return iso_to_epoch_days(values)
@@ -43,42 +57,253 @@ def _one_day(value: str) -> float:
         return float("nan")
 
 
-@dataclass
+_EMOTION_COLS = ", ".join(f"COALESCE(m.{name}, 0)" for name in EMOTIONS)
+_SELECT = (
+    f"SELECT e.id, e.ts, e.belief_class, e.confidence_floor, e.user_flag, e.domain, v.dim,"
+    f" v.vector, {_EMOTION_COLS}, o.id, o.source_kind, COALESCE(o.observed_at, e.ts)"
+    f" FROM event_embeddings v JOIN events e ON e.id = v.event_id"
+    f" LEFT JOIN event_emotions m ON m.event_id = e.id"
+    f" LEFT JOIN observations o ON o.id = e.source_observation"
+    f" WHERE v.model = ? AND e.absorbed_into IS NULL AND e.archived = 0")
+
+# name → (dtype, shape of one row or None for the matrix, value of a fresh row)
+_COLUMNS: dict[str, tuple[type, tuple[int, ...] | None, float]] = {
+    "ids": (np.int64, (), 0),
+    "matrix": (np.float32, None, 0),
+    "ts_days": (np.float64, (), 0),
+    "class_code": (np.int8, (), 0),         # into BELIEF_CLASSES
+    "floor": (np.float64, (), 0),
+    "user_flag": (bool, (), False),
+    "domain_code": (np.int8, (), 0),        # into DOMAINS
+    "emotions": (np.float64, (len(EMOTIONS),), 0),   # zeros when untagged
+    "live": (bool, (), True),               # False: the event left the index (a dead row)
+    # the conversational source of each row (core.scoring.context): observation id (-1: none),
+    # its source kind (a code into EventIndex.kind_codes) and its time
+    "obs_id": (np.int64, (), -1),
+    "obs_kind": (np.int32, (), 0),
+    "obs_days": (np.float64, (), np.nan),
+    # the row drawn from the observation just before / after its own in the same source
+    # (-1: none), and the time gap
+    "prev_row": (np.int64, (), -1),
+    "next_row": (np.int64, (), -1),
+    "prev_gap_days": (np.float64, (), np.inf),
+    "next_gap_days": (np.float64, (), np.inf),
+}
+_READ_COLUMNS = ("ids", "matrix", "ts_days", "class_code", "floor", "user_flag", "domain_code",
+                 "emotions", "obs_id", "obs_kind", "obs_days")
+_COMPACT_CHUNK = 65_536
+
+
 class EventIndex:
-    model: str
-    rev: str
-    ids: np.ndarray          # int64, ascending
-    matrix: np.ndarray       # float32 (n, dim), rows L2-normalised
-    ts_days: np.ndarray      # float64
-    class_code: np.ndarray   # int8 into BELIEF_CLASSES
-    floor: np.ndarray        # float64
-    user_flag: np.ndarray    # bool
-    domain_code: np.ndarray  # int8 into DOMAINS
-    emotions: np.ndarray     # float64 (n, 10); zeros when untagged
-    # the conversational neighbours of each row (core.scoring.context): the row drawn from the
-    # observation just before / after its own in the same source (-1: none), and the time gap
-    prev_row: np.ndarray     # int64
-    next_row: np.ndarray     # int64
-    prev_gap_days: np.ndarray  # float64 (inf without a neighbour)
-    next_gap_days: np.ndarray  # float64
+    """The index of one embedding model. Arrays are views of the first len(self) rows of larger
+    buffers (spare capacity for new events). `live` is False only for a row being removed
+    within refresh(); the scorer still masks by it, and position() does not find such rows."""
+
+    ids: np.ndarray
+    matrix: np.ndarray
+    ts_days: np.ndarray
+    class_code: np.ndarray
+    floor: np.ndarray
+    user_flag: np.ndarray
+    domain_code: np.ndarray
+    emotions: np.ndarray
+    live: np.ndarray
+    obs_id: np.ndarray
+    obs_kind: np.ndarray
+    obs_days: np.ndarray
+    prev_row: np.ndarray
+    next_row: np.ndarray
+    prev_gap_days: np.ndarray
+    next_gap_days: np.ndarray
+
+    def __init__(self, model: str, dim: int, capacity: int = 0, rev: str = "0") -> None:
+        self.model, self.dim = model, dim
+        self.rev = rev            # the change-log revision the rows reflect
+        self.text_rev = rev       # the last revision at which an event's words changed
+        self.kind_codes: dict[str, int] = {}
+        self._n = 0
+        self._buf = {name: np.full(_shape(capacity, shape, dim), fill, dtype=dtype)
+                     for name, (dtype, shape, fill) in _COLUMNS.items()}
+        self._views()
 
     def __len__(self) -> int:
-        return int(self.ids.shape[0])
+        """Rows, dead ones included (the length of every array)."""
+        return self._n
+
+    @property
+    def n_live(self) -> int:
+        return int(np.count_nonzero(self.live))
+
+    def _views(self) -> None:
+        for name, buf in self._buf.items():
+            setattr(self, name, buf[: self._n])
 
     def rows_of(self, event_ids: np.ndarray) -> np.ndarray:
         """Row positions of ids (which must be present)."""
         return np.searchsorted(self.ids, event_ids)
 
     def position(self, event_id: int) -> int | None:
+        """The live row of an event, or None."""
+        pos = self._slot(event_id)
+        return pos if pos is not None and self.live[pos] else None
+
+    def _slot(self, event_id: int) -> int | None:
         pos = int(np.searchsorted(self.ids, event_id))
-        if pos < len(self) and self.ids[pos] == event_id:
+        if pos < self._n and self.ids[pos] == event_id:
             return pos
         return None
 
+    # -- filling ---------------------------------------------------------------------------
 
-def current_rev(conn: sqlite3.Connection) -> str:
-    row = conn.execute("SELECT value FROM pulse_meta WHERE key = 'index_rev'").fetchone()
-    return row[0] if row else "0"
+    def _reserve(self, rows: int) -> None:
+        capacity = self._buf["ids"].shape[0]
+        if self._n + rows <= capacity:
+            return
+        grown = max(self._n + rows, capacity + capacity // 4 + 256)
+        for name, (dtype, shape, fill) in _COLUMNS.items():
+            buf = np.full(_shape(grown, shape, self.dim), fill, dtype=dtype)
+            buf[: self._n] = self._buf[name][: self._n]
+            self._buf[name] = buf
+
+    def _append(self, block: dict[str, np.ndarray]) -> None:
+        m = block["ids"].shape[0]
+        self._reserve(m)
+        for name in _READ_COLUMNS:
+            self._buf[name][self._n: self._n + m] = block[name]
+        self._buf["live"][self._n: self._n + m] = True
+        self._n += m
+        self._views()
+
+    def _read_block(self, rows: list[tuple]) -> dict[str, np.ndarray]:
+        """Rows of _SELECT → one array per column, converted column-wise (no per-row numpy)."""
+        cols = list(zip(*rows))
+        if set(cols[6]) != {self.dim}:
+            bad = next(r[0] for r in rows if r[6] != self.dim)
+            raise ValueError(f"event {bad}: vectors of {self.model} have mixed dimensions")
+        kinds = [self.kind_codes.setdefault(k or "", len(self.kind_codes)) for k in cols[19]]
+        return {
+            "ids": np.array(cols[0], dtype=np.int64),
+            "matrix": np.frombuffer(b"".join(cols[7]), dtype=np.float32).reshape(-1, self.dim),
+            "ts_days": iso_to_epoch_days(cols[1]),
+            "class_code": np.array([CLASS_CODES[c] for c in cols[2]], dtype=np.int8),
+            "floor": np.array(cols[3], dtype=np.float64),
+            "user_flag": np.array(cols[4], dtype=bool),
+            "domain_code": np.array([DOMAIN_CODES[d] for d in cols[5]], dtype=np.int8),
+            "emotions": np.array(cols[8:18], dtype=np.float64).T,
+            "obs_id": np.array([-1 if o is None else o for o in cols[18]], dtype=np.int64),
+            "obs_kind": np.array(kinds, dtype=np.int32),
+            "obs_days": _lenient_epoch_days(cols[20]),
+        }
+
+    # -- keeping current -------------------------------------------------------------------
+
+    def refresh(self, conn: sqlite3.Connection, changes: Changes) -> bool:
+        """Apply the changes read from the log: re-read the events they name. False when a
+        full reload is needed instead (the index has no vectors yet, so no dimension)."""
+        if not changes.rows:
+            self.rev = changes.rev
+            return True
+        if self.dim == 0:
+            return False     # no vectors yet: the first ones set the dimension
+        wanted = sorted(changes.rows)
+        fetched: list[tuple] = []
+        for lo in range(0, len(wanted), 500):
+            part = wanted[lo: lo + 500]
+            fetched += conn.execute(f"{_SELECT} AND e.id IN ({','.join('?' * len(part))})",
+                                    [self.model, *part]).fetchall()
+        fetched.sort(key=lambda r: r[0])
+        block = self._read_block(fetched) if fetched else None
+        found = set() if block is None else set(block["ids"].tolist())
+        relink = False
+        for event_id in wanted:            # gone from the index: erased, absorbed, unembedded
+            if event_id not in found:
+                pos = self._slot(event_id)
+                if pos is not None:
+                    self.live[pos] = False
+                    relink = True
+        if relink:
+            self._compact()
+        if block is not None:
+            slots = np.searchsorted(self.ids, block["ids"])
+            present = self.ids[np.minimum(slots, self._n - 1)] == block["ids"] if self._n \
+                else np.zeros(slots.shape[0], dtype=bool)
+            if present.any():
+                at = slots[present]
+                source = (self.obs_id[at].copy(), self.obs_kind[at].copy(),
+                          self.obs_days[at].copy())
+                for name in _READ_COLUMNS:
+                    self._buf[name][at] = block[name][present]
+                relink = relink or not (
+                    np.array_equal(source[0], self.obs_id[at])
+                    and np.array_equal(source[1], self.obs_kind[at])
+                    and np.array_equal(source[2], self.obs_days[at], equal_nan=True))
+            if not present.all():
+                self._insert({name: block[name][~present] for name in _READ_COLUMNS})
+                relink = True
+        if relink:
+            self.relink()
+        self.rev = changes.rev
+        if changes.text:
+            self.text_rev = changes.rev
+        return True
+
+    def _compact(self) -> None:
+        """Drop dead rows in place, a chunk at a time (rows only move down, so no copy of the
+        whole matrix is needed). Done at once, so the rows are always exactly the rows a fresh
+        load would read, at the same positions: the matrix product then gives the same bits."""
+        live = self.live.copy()
+        out = 0
+        for lo in range(0, self._n, _COMPACT_CHUNK):
+            keep = np.flatnonzero(live[lo: lo + _COMPACT_CHUNK]) + lo
+            for name in _COLUMNS:
+                buf = self._buf[name]
+                buf[out: out + keep.size] = buf[keep]
+            out += keep.size
+        self._n = out
+        self._views()
+
+    def _insert(self, block: dict[str, np.ndarray]) -> None:
+        """Place new rows (ids not in the index, ascending) at their sorted positions: appended
+        when they follow every row (new events), else by shifting the rows after each one up
+        in place, from the top down (an undo bringing an old event back)."""
+        new_ids = block["ids"]
+        if not self._n or int(new_ids[0]) > int(self.ids[-1]):
+            self._append(block)
+            return
+        k, n = new_ids.shape[0], self._n
+        self._reserve(k)
+        at = np.searchsorted(self.ids, new_ids)        # each new row goes before old row at[j]
+        bounds = np.append(at, n)
+        for j in range(k - 1, -1, -1):                 # segment [at[j], at[j+1]) moves up j+1
+            lo, hi = int(bounds[j]), int(bounds[j + 1])
+            for top in range(hi, lo, -_COMPACT_CHUNK):
+                bottom = max(lo, top - _COMPACT_CHUNK)
+                for name in _COLUMNS:
+                    buf = self._buf[name]
+                    buf[bottom + j + 1: top + j + 1] = buf[bottom:top].copy()
+            for name in _READ_COLUMNS:
+                self._buf[name][lo + j] = block[name][j]
+            self._buf["live"][lo + j] = True
+        self._n = n + k
+        self._views()
+
+    def relink(self) -> None:
+        """Recompute every live row's conversational neighbours."""
+        rows = np.flatnonzero(self.live)
+        prev_row, next_row, prev_gap, next_gap = neighbours(
+            self.obs_id[rows], self.obs_kind[rows], self.obs_days[rows])
+        self.prev_row[:] = -1
+        self.next_row[:] = -1
+        self.prev_gap_days[:] = np.inf
+        self.next_gap_days[:] = np.inf
+        self.prev_row[rows] = np.where(prev_row >= 0, rows[prev_row], -1)
+        self.next_row[rows] = np.where(next_row >= 0, rows[next_row], -1)
+        self.prev_gap_days[rows] = prev_gap
+        self.next_gap_days[rows] = next_gap
+
+
+def _shape(rows: int, shape: tuple[int, ...] | None, dim: int) -> tuple[int, ...]:
+    return (rows, dim) if shape is None else (rows, *shape)
 
 
 _LOAD_BLOCK = 50_000
@@ -92,65 +317,23 @@ def load_index(conn: sqlite3.Connection, model: str) -> EventIndex:
     join = " FROM event_embeddings v JOIN events e ON e.id = v.event_id"
     n, dim = conn.execute(f"SELECT COUNT(*), MAX(v.dim){join}{where}", (model,)).fetchone()
     n, dim = int(n), int(dim or 0)
-    ids = np.empty(n, dtype=np.int64)
-    matrix = np.empty((n, dim), dtype=np.float32)
-    ts_text: list[str] = []
-    class_code = np.empty(n, dtype=np.int8)
-    floor = np.empty(n, dtype=np.float64)
-    user_flag = np.empty(n, dtype=bool)
-    domain_code = np.empty(n, dtype=np.int8)
-    emotions = np.zeros((n, len(EMOTIONS)), dtype=np.float64)
-    emotion_cols = ", ".join(f"COALESCE(m.{name}, 0)" for name in EMOTIONS)
-    obs_id = np.full(n, -1, dtype=np.int64)
-    obs_kind: list[str] = []
-    obs_time: list[str] = []
-    cursor = conn.execute(
-        f"SELECT e.id, e.ts, e.belief_class, e.confidence_floor, e.user_flag, e.domain, v.dim,"
-        f" v.vector, {emotion_cols}, o.id, o.source_kind, COALESCE(o.observed_at, e.ts)"
-        f"{join} LEFT JOIN event_emotions m ON m.event_id = e.id"
-        f" LEFT JOIN observations o ON o.id = e.source_observation"
-        f"{where} ORDER BY e.id", (model,))
-    i = 0
+    index = EventIndex(model, dim, capacity=n + n // 64 + 256, rev=rev)
+    cursor = conn.execute(f"{_SELECT} ORDER BY e.id", (model,))
     while True:
         block = cursor.fetchmany(_LOAD_BLOCK)
         if not block:
             break
-        if i + len(block) > n:  # rows were added since the count: the next query reloads
-            block = block[: n - i]
-        for row in block:
-            if row[6] != dim:
-                raise ValueError(f"event {row[0]}: vectors of {model} have mixed dimensions")
-            ids[i] = row[0]
-            matrix[i] = np.frombuffer(row[7], dtype=np.float32)
-            ts_text.append(row[1])
-            class_code[i] = CLASS_CODES[row[2]]
-            floor[i] = row[3]
-            user_flag[i] = bool(row[4])
-            domain_code[i] = DOMAIN_CODES[row[5]]
-            emotions[i] = row[8:18]
-            if row[18] is not None:
-                obs_id[i] = row[18]
-            obs_kind.append(row[19] or "")
-            obs_time.append(row[20])
-            i += 1
-        if i >= n:
-            break
-    prev_row, next_row, prev_gap, next_gap = neighbours(obs_id[:i], obs_kind,
-                                                        _lenient_epoch_days(obs_time))
-    return EventIndex(
-        model=model, rev=rev, ids=ids[:i], matrix=matrix[:i], ts_days=iso_to_epoch_days(ts_text),
-        class_code=class_code[:i], floor=floor[:i], user_flag=user_flag[:i],
-        domain_code=domain_code[:i], emotions=emotions[:i], prev_row=prev_row,
-        next_row=next_row, prev_gap_days=prev_gap, next_gap_days=next_gap,
-    )
+        index._append(index._read_block(block))
+    index.relink()
+    return index
 
 
-def neighbours(obs_id: np.ndarray, kind: list[str], obs_days: np.ndarray
+def neighbours(obs_id: np.ndarray, kind: np.ndarray, obs_days: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Each row's conversational neighbours: rows ordered by (source kind, observation id) —
     the order things were said in — link to the next row of the same source kind, with the
     time between them. Rows of one observation (several events from one message) are
-    neighbours at gap 0; rows without an observation have none."""
+    neighbours at gap 0; rows without an observation have none. `kind` holds integer codes."""
     n = obs_id.shape[0]
     prev_row = np.full(n, -1, dtype=np.int64)
     next_row = np.full(n, -1, dtype=np.int64)
@@ -158,11 +341,9 @@ def neighbours(obs_id: np.ndarray, kind: list[str], obs_days: np.ndarray
     next_gap = np.full(n, np.inf)
     if n < 2:
         return prev_row, next_row, prev_gap, next_gap
-    kinds = {k: c for c, k in enumerate(sorted(set(kind)))}
-    kind_code = np.array([kinds[k] for k in kind], dtype=np.int64)
-    order = np.lexsort((np.arange(n), obs_id, kind_code))
+    order = np.lexsort((np.arange(n), obs_id, kind))
     a, b = order[:-1], order[1:]
-    linked = (kind_code[a] == kind_code[b]) & (obs_id[a] >= 0) & (obs_id[b] >= 0)
+    linked = (kind[a] == kind[b]) & (obs_id[a] >= 0) & (obs_id[b] >= 0)
     a, b = a[linked], b[linked]
     gap = np.abs(obs_days[b] - obs_days[a])
     next_row[a], prev_row[b] = b, a
@@ -171,18 +352,32 @@ def neighbours(obs_id: np.ndarray, kind: list[str], obs_days: np.ndarray
 
 
 class IndexCache:
-    """Keeps the index of each model until `index_rev` in the database moves (a write here or
-    in another process)."""
+    """Keeps the index of each model current: when the memory's revision moves (a write here or
+    in another process) the changed rows are read again, not the whole index."""
 
     def __init__(self) -> None:
         self._by_model: dict[str, EventIndex] = {}
+        self.full_loads = 0      # how the index was kept current (bench/index_update.py)
+        self.refreshes = 0
 
     def get(self, conn: sqlite3.Connection, model: str) -> EventIndex:
         cached = self._by_model.get(model)
-        if cached is not None and cached.rev == current_rev(conn):
-            return cached
+        if cached is not None:
+            if cached.rev == current_rev(conn):
+                return cached
+            changes = changes_since(conn, cached.rev,
+                                    limit=max(1000, int(RELOAD_SHARE * len(cached))))
+            try:
+                if changes is not None and cached.refresh(conn, changes):
+                    self.refreshes += 1
+                    return cached
+            except BaseException:
+                self._by_model.pop(model, None)
+                raise
+            del self._by_model[model], cached     # free the old matrix before reading anew
         index = load_index(conn, model)
         self._by_model[model] = index
+        self.full_loads += 1
         return index
 
     def clear(self) -> None:

@@ -31,13 +31,18 @@ those am would could shall may might must s t d ll m re ve y
 """.split())
 
 
-def fts_query(text: str) -> str | None:
-    """Any of the query's content words, each quoted so FTS5 syntax in user text is inert.
-    A query of function words only keeps them all, so it still finds something."""
+def fts_words(text: str) -> list[str]:
+    """The query's distinct content words in order; a query of function words only keeps them
+    all, so it still finds something."""
     words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text)))
+    return [w for w in words if w not in STOPWORDS] or words
+
+
+def fts_query(text: str) -> str | None:
+    """Any of the query's content words, each quoted so FTS5 syntax in user text is inert."""
+    words = fts_words(text)
     if not words:
         return None
-    words = [w for w in words if w not in STOPWORDS] or words
     return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
 
 
@@ -69,7 +74,7 @@ def content_words(text: str, limit: int = 16) -> list[str]:
 
 
 class TermCounts:
-    """How many events contain each word, kept until the memory changes (`index_rev`): a
+    """How many events contain each word, kept until an event's words change (the change log): a
     conversation reuses its words, so most queries cost no FTS lookup at all."""
 
     LIMIT = 50_000   # words remembered per revision

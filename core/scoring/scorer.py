@@ -27,6 +27,7 @@ from core.scoring.chain import ChainCache, ancestors, chain_story, roots_first
 from core.scoring.evidence import Evidence, abstain_reason
 from core.scoring.index import DOMAIN_CODES, EventIndex, IndexCache
 from core.scoring.lexical import TermCounts, bm25_search, term_coverage
+from core.scoring.postings import PostingsCache
 from core.scoring.results import envelope, format_iso, results
 from core.scoring.settings import DEFAULT_SETTINGS, ScorerSettings
 from core.scoring.signature import BodyCache, body_similarity, mood_similarity, state_features
@@ -130,6 +131,7 @@ class Scorer:
         self._indexes = IndexCache()
         self._chains = ChainCache()
         self._term_counts = TermCounts()
+        self._postings = PostingsCache()
         self._bodies = BodyCache()
 
     # -- public --------------------------------------------------------------------------
@@ -232,11 +234,10 @@ class Scorer:
                 raise PulseError(f"the query vector has {qvec.shape[0]} dimensions but the "
                                  f"memory's {self.model} vectors have {index.matrix.shape[1]}")
             cos = _cosines(index.matrix, qvec)
+        allowed = index.live.copy()   # dead rows (events gone since the load) never rank
         if request.domains:
             codes = np.array([DOMAIN_CODES[d] for d in request.domains], dtype=np.int8)
-            allowed = np.isin(index.domain_code, codes)
-        else:
-            allowed = np.ones(len(index), dtype=bool)
+            allowed &= np.isin(index.domain_code, codes)
         pool = cos[allowed]
         c_max = float(pool.max()) if pool.size else 0.0
         median = _median(pool, settings)
@@ -274,8 +275,8 @@ class Scorer:
         return body, mood_similarity(request.state.mood, index.emotions)
 
     def _evidence(self, ctx: _Context) -> Evidence:
-        coverage, found, words = term_coverage(self.conn, ctx.request.query, len(ctx.index),
-                                               self._term_counts, ctx.index.rev)
+        coverage, found, words = term_coverage(self.conn, ctx.request.query, ctx.index.n_live,
+                                               self._term_counts, ctx.index.text_rev)
         state_match = None
         if ctx.body_sim is not None:
             allowed = np.flatnonzero(ctx.allowed)
@@ -295,7 +296,7 @@ class Scorer:
         dense = _top_rows(ctx.cos, rows, ctx.index.ids, n_keep)
         if ctx.request.scorer != "pulse":
             return dense, {}
-        lexical = bm25_search(self.conn, ctx.request.query, n_keep, ctx.request.domains)
+        lexical = self._bm25_search(ctx.request.query, n_keep, ctx.request.domains)
         extra: dict[int, dict[str, float]] = {}
         best = lexical[0][1] if lexical else 0.0
         lex_rows = []
@@ -519,10 +520,17 @@ class Scorer:
             "results": results(self.conn, [int(ctx.index.ids[r]) for r in rows], terms)}
 
     def _bm25(self, request: Request, now: datetime) -> dict[str, Any]:
-        hits = bm25_search(self.conn, request.query, request.top_k, request.domains)
+        hits = self._bm25_search(request.query, request.top_k, request.domains)
         terms = {i: {"score": s, "terms": {"bm25": s}} for i, s in hits}
         return envelope(request.query, request.query, request.scorer, now) | {
             "results": results(self.conn, [i for i, _ in hits], terms)}
+
+    def _bm25_search(self, query: str, limit: int, domains: tuple[str, ...] | None
+                     ) -> list[tuple[int, float]]:
+        """FTS5's BM25 ranking, computed over postings beside the index (core/scoring/
+        postings.py; the same scores); FTS5 itself for a word that is a phrase of terms."""
+        hits = self._postings.get(self.conn).search(self.conn, query, limit, domains)
+        return bm25_search(self.conn, query, limit, domains) if hits is None else hits
 
     def _envelope(self, ctx: _Context, now: datetime, evidence: Evidence,
                   reason: str | None) -> dict[str, Any]:

@@ -272,11 +272,15 @@ def main(argv: list[str] | None = None) -> None:
                         help="the fusion-weight/alpha sweep (only with --half tune)")
     parser.add_argument("--context-sweep", action="store_true",
                         help="real runs over context_weight × fusion weight (only with --half tune)")
+    parser.add_argument("--grid", metavar="JSON",
+                        help="pulse alone at each settings object of this JSON list (only with "
+                             "--half tune): recall@5 / recall@10 / MRR per point")
     parser.add_argument("--explore", action="store_true",
                         help="alternative lexical channels, monkeypatched (only with --half tune)")
     args = parser.parse_args(argv)
-    if (args.sweep or args.explore or args.context_sweep) and args.half != "tune":
-        parser.error("--sweep, --context-sweep and --explore tune: run them on --half tune only")
+    if (args.sweep or args.explore or args.context_sweep or args.grid) and args.half != "tune":
+        parser.error("--sweep, --context-sweep, --grid and --explore tune: run them on --half "
+                     "tune only")
 
     conversations = half_of(load_locomo(args.locomo), args.half, args.swap)
     if args.quick:
@@ -290,6 +294,14 @@ def main(argv: list[str] | None = None) -> None:
           f"(events), {n_q} questions (categories 1-4 with evidence); top_k={TOP_K}; "
           f"now = last session + 1 day")
 
+    if args.grid:
+        print("\n| settings | recall@5 | recall@10 | MRR |\n|---|---|---|---|")
+        for point in json.loads(args.grid):
+            s = summary(bench.evaluate("pulse", point or None))["all"]
+            print(f"| `{json.dumps(point)}` | {s['r5']:.3f} | {s['r10']:.3f} | {s['rr']:.3f} |",
+                  flush=True)
+        bench.close()
+        return
     overrides = json.loads(args.settings) if args.settings else None
     if overrides:
         print(f"Settings overridden: {json.dumps(overrides)}")

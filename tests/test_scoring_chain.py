@@ -124,9 +124,9 @@ def test_abstention_rule_at_its_thresholds() -> None:
     from core.scoring.evidence import Evidence, abstain_reason
     from core.scoring.settings import DEFAULT_SETTINGS as S
 
-    def ev(cos=0.5, cov=0.0, words=3, events=10, calibrated=True) -> Evidence:
+    def ev(cos=0.5, cov=0.0, words=3, events=10, calibrated=True, state=None) -> Evidence:
         return Evidence(max_cosine=cos, median_cosine=0.1, term_coverage=cov, words_found=0,
-                        words=words, events=events, calibrated=calibrated)
+                        words=words, events=events, calibrated=calibrated, state_match=state)
 
     assert (S.abstain_cosine, S.abstain_coverage) == (0.82, 0.85)
     assert abstain_reason(ev(), S).startswith("nothing relevant: the closest event's cosine")
@@ -137,8 +137,12 @@ def test_abstention_rule_at_its_thresholds() -> None:
     assert abstain_reason(ev(words=0), S) is None               # nothing to judge the words by
     assert abstain_reason(ev(calibrated=False), S) is None      # another model's cosines
     assert "no event to search" in abstain_reason(ev(events=0, calibrated=False), S)
+    assert abstain_reason(ev(state=0.5), S) is None             # the body and mood answer
+    assert abstain_reason(ev(state=0.4999), S) is not None
     assert ev().to_dict() == {"max_cosine": 0.5, "median_cosine": 0.1, "term_coverage": 0.0,
-                              "words_found": 0, "words": 3, "events": 10, "calibrated": True}
+                              "words_found": 0, "words": 3, "events": 10, "calibrated": True,
+                              "state_match": None}
+    assert ev(state=0.7).to_dict()["state_match"] == 0.7
 
 
 def test_the_rest_is_fixed_even_when_several_moves_are_needed() -> None:

@@ -415,3 +415,70 @@ def test_bm25_ignores_function_words_and_opens_no_gate(demo_memory: Memory) -> N
                                   for r in out["results"])
     words = demo_memory.retrieve("what was it then", scorer="v2", now=NOW, abstain=False)
     assert (words["evidence"]["words"], words["evidence"]["term_coverage"]) == (0, 0.0)
+
+
+# -- the constants themselves (a changed default must fail here, not pass by reading itself) ------
+
+def test_the_defaults_are_the_documented_ones() -> None:
+    from dataclasses import asdict
+
+    got = asdict(DEFAULT_SETTINGS)
+    phrases = got.pop("date_phrase_days")
+    assert got == {
+        "alpha": 0.75, "beta_emotion": 0.15, "gamma_state": 0.15, "delta_anchor": 0.05,
+        "delta_date": 2.0,
+        "decay_per_day": {"axiom": 0.0, "self_model": 0.0005, "user_model": 0.001,
+                          "operational": 0.003, "hypothesis": 0.005},
+        "anchor_decay_per_day": 0.001, "emotion_gate": 0.5, "hint_gate": 0.5,
+        "mood_hint": False, "anchor_top": 8, "candidates_min": 50, "candidates_per_k": 10,
+        "normalise_min_events": 20, "median_exact_limit": 50000, "median_sample": 4096,
+        "hybrid_dense_weight": 0.6, "context_weight": 0.4, "context_window_minutes": 60.0,
+        "state_weight": 0.75, "state_candidates": 5, "body_tolerance": 0.15,
+        "body_min_features": 2, "body_hrv_low": 30.0, "body_hrv_high": 90.0, "chain_depth": 4,
+        "chain_widen_min": 9, "chain_anchor_top": 3, "abstain_cosine": 0.82,
+        "abstain_coverage": 0.85, "abstain_state": 0.5,
+        "abstain_model": "onnx/multilingual-e5-small-q4", "state_fit_entity": 0.7,
+        "stressed_stress_min": 0.6, "stressed_sleep_max": 0.4, "stressed_hrv_below": 55.0,
+        "restored_stress_max": 0.3, "restored_sleep_min": 0.7, "depletion_hrv_below": 60.0,
+        "depletion_sleep_max": 0.4, "depletion_stress_min": 0.6, "restoration_hrv_min": 70.0,
+        "restoration_sleep_min": 0.7, "restoration_stress_max": 0.3, "date_gap_exact": 1.0,
+        "date_gap_near": 3.0, "date_gap_far": 7.0, "date_weight_near": 0.7,
+        "date_weight_far": 0.3}
+    assert phrases == {
+        "today": 0, "yesterday": 1, "this week": 3, "recently": 3, "last few days": 3,
+        "past few days": 3, "last week": 10, "this month": 15, "last month": 40,
+        "сегодня": 0, "вчера": 1, "на этой неделе": 3, "недавно": 3,
+        "последние несколько дней": 3, "последние дни": 3, "на прошлой неделе": 10,
+        "в этом месяце": 15, "в прошлом месяце": 40}
+
+
+@pytest.mark.parametrize("overrides,error", [
+    ({"alpha": -0.01}, "alpha must be in 0..1"), ({"alpha": 1.01}, "alpha must be in 0..1"),
+    ({"alpha": True}, "alpha must be a number"), ({"alpha": "0.5"}, "alpha must be a number"),
+    ({"top": 1}, "unknown keys ['top']"),
+    ({"chain_depth": -1}, "chain_depth must be a whole number ≥ 0"),
+    ({"chain_depth": 1.5}, "chain_depth must be a whole number ≥ 0"),
+    ({"chain_depth": True}, "chain_depth must be a whole number ≥ 0"),
+    ({"mood_hint": 1}, "mood_hint must be true or false"),
+    ({"abstain_model": 3}, "abstain_model must be a string"),
+    ({"decay_per_day": {"nope": 1}}, "decay_per_day must map"),
+    ({"decay_per_day": 0.1}, "decay_per_day must map"),
+])
+def test_bad_settings_name_the_problem(overrides: dict, error: str) -> None:
+    from core.errors import ValidationError
+
+    with pytest.raises(ValidationError) as caught:
+        S.with_overrides(overrides)
+    assert error in str(caught.value)
+
+
+def test_settings_overrides_keep_the_rest() -> None:
+    assert S.with_overrides(None) is S and S.with_overrides({}) is S
+    edge = S.with_overrides({"alpha": 0, "chain_depth": 0, "mood_hint": True,
+                             "abstain_model": "m", "decay_per_day": {"axiom": 1}})
+    assert (edge.alpha, edge.chain_depth, edge.mood_hint, edge.abstain_model) == \
+        (0.0, 0, True, "m")
+    assert isinstance(edge.alpha, float) and isinstance(edge.chain_depth, int)
+    assert edge.decay_per_day == {**S.decay_per_day, "axiom": 1.0}
+    assert S.with_overrides({"alpha": 1}).alpha == 1.0
+    assert edge.beta_emotion == S.beta_emotion and edge.to_dict()["alpha"] == 0.0

@@ -7,7 +7,9 @@ any normalisation:
 - lexical: how much of the query's information (IDF-weighted content words) occurs anywhere
   in the memory (core.scoring.lexical.term_coverage).
 The query abstains only when both are below their thresholds (calibrated on the tuning
-conversations of LoCoMo, bench/abstention.py): a strong match on either channel answers.
+conversations of LoCoMo, bench/abstention.py): a strong match on either channel answers. With
+pulse and a state that carries a body, a third channel answers too: an event lived in the same
+body and mood (the state channel, core.scoring.signature) at least abstain_state.
 Cosines live on a different scale for each embedding model, so a memory embedded with another
 model than the one the thresholds were calibrated for never abstains (except when empty).
 """
@@ -29,11 +31,13 @@ class Evidence:
     words: int
     events: int
     calibrated: bool   # the thresholds were calibrated for this memory's embedding model
+    state_match: float | None = None   # the best state-channel match (None: no body to match)
 
     def to_dict(self) -> dict[str, Any]:
         return {"max_cosine": self.max_cosine, "median_cosine": self.median_cosine,
                 "term_coverage": self.term_coverage, "words_found": self.words_found,
-                "words": self.words, "events": self.events, "calibrated": self.calibrated}
+                "words": self.words, "events": self.events, "calibrated": self.calibrated,
+                "state_match": self.state_match}
 
 
 def abstain_reason(evidence: Evidence, settings: ScorerSettings) -> str | None:
@@ -45,6 +49,8 @@ def abstain_reason(evidence: Evidence, settings: ScorerSettings) -> str | None:
         return None
     if evidence.words == 0:  # function words only: nothing to judge the words by
         return None
+    if evidence.state_match is not None and evidence.state_match >= settings.abstain_state:
+        return None      # the person's body and mood answer, whatever the words
     if evidence.term_coverage >= settings.abstain_coverage:
         return None
     return (f"nothing relevant: the closest event's cosine {evidence.max_cosine:.3f} is below "

@@ -31,6 +31,7 @@ from core.scoring.lexical import TermCounts, bm25_search, term_coverage
 from core.scoring.postings import PostingsCache
 from core.scoring.results import envelope, format_iso, results
 from core.scoring.settings import DEFAULT_SETTINGS, ScorerSettings
+from core.scoring.signature import BodyCache, body_similarity, mood_similarity, state_features
 from core.scoring.state import UserState
 from core.store.sqlite import sqlite3
 
@@ -101,6 +102,14 @@ class _Context:
     date_ref: float | None
     recent_entities: set[int]
     dense: DenseScores | None = None
+    # pulse's state channel, per index row (None: the state carries no body to match)
+    body_sim: np.ndarray | None = None
+    mood_sim: np.ndarray | None = None
+
+    def state_relevance(self, rows: np.ndarray) -> np.ndarray:
+        if self.body_sim is None or self.mood_sim is None:
+            return np.zeros(rows.shape[0])
+        return self.body_sim[rows] * self.mood_sim[rows]
 
     def relevance(self, rows: np.ndarray) -> np.ndarray:
         c = self.cos[rows] if self.dense is None else self.dense.exact(rows)
@@ -125,6 +134,7 @@ class Scorer:
         self._chains = ChainCache()
         self._term_counts = TermCounts()
         self._postings = PostingsCache()
+        self._bodies = BodyCache()
 
     # -- public --------------------------------------------------------------------------
 
@@ -240,7 +250,11 @@ class Scorer:
         normalised = pool.size >= settings.normalise_min_events and c_max - median >= 1e-6
         gate = gates.emotion_gate_vector(request.state, request.query, settings) if factors else None
         body = gates.body_state(request.state, settings) if factors else None
+        body_sim = mood_sim = None
+        if request.scorer == "pulse" and settings.state_weight > 0:
+            body_sim, mood_sim = self._signature(request, index)
         return _Context(
+            body_sim=body_sim, mood_sim=mood_sim,
             request=request, effective_query=effective, hint=hint, index=index, cos=cos,
             allowed=allowed, median=median, c_max=c_max, normalised=normalised,
             now_days=now.timestamp() / 86400.0,
@@ -251,12 +265,33 @@ class Scorer:
             dense=dense,
         )
 
+    def _signature(self, request: Request, index: EventIndex
+                   ) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """(body similarity, mood similarity) of every index row to the request's state, or
+        (None, None) when the state carries too little of a body to compare."""
+        settings = request.settings
+        query = state_features(request.state, settings)
+        if query is None:
+            return None, None
+        table = self._bodies.get(self.conn, index.rev, settings)
+        body = np.zeros(len(index))
+        if table.ids.size:
+            pos = np.minimum(index.rows_of(table.ids), max(len(index) - 1, 0))
+            present = (index.ids[pos] == table.ids) if len(index) else np.zeros(0, dtype=bool)
+            body[pos[present]] = body_similarity(query, table.features[present], settings)
+        return body, mood_similarity(request.state.mood, index.emotions)
+
     def _evidence(self, ctx: _Context) -> Evidence:
         coverage, found, words = term_coverage(self.conn, ctx.request.query, ctx.index.n_live,
                                                self._term_counts, ctx.index.text_rev)
+        state_match = None
+        if ctx.body_sim is not None:
+            allowed = np.flatnonzero(ctx.allowed)
+            state_match = float(ctx.state_relevance(allowed).max(initial=0.0))
         return Evidence(max_cosine=ctx.c_max, median_cosine=ctx.median, term_coverage=coverage,
                         words_found=found, words=words, events=int(ctx.allowed.sum()),
-                        calibrated=self.model == ctx.request.settings.abstain_model)
+                        calibrated=self.model == ctx.request.settings.abstain_model,
+                        state_match=state_match)
 
     # -- ranking -------------------------------------------------------------------------
 
@@ -279,6 +314,13 @@ class Scorer:
             lex_rows.append(pos)
             extra[pos] = {"bm25": score, "bm25_norm": score / best if best > 0 else 0.0}
         merged = np.union1d(dense, np.array(lex_rows, dtype=np.int64))
+        if ctx.body_sim is not None and settings.state_candidates > 0:
+            # the events lived in the same body and mood join, whatever their words
+            state = np.zeros(len(ctx.index))
+            state[rows] = ctx.state_relevance(rows)
+            matched = rows[state[rows] > 0]
+            merged = np.union1d(merged, _top_rows(state, matched, ctx.index.ids,
+                                                  settings.state_candidates))
         if settings.context_weight > 0:  # an answer's words are often in the question before it
             prev, nxt = self._neighbours(ctx, merged)
             merged = np.union1d(merged, np.concatenate([prev[prev >= 0], nxt[nxt >= 0]]))
@@ -307,7 +349,8 @@ class Scorer:
     def _relevance(self, ctx: _Context, rows: np.ndarray, extra: dict[int, dict[str, float]]
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(relevance, dense relevance, context relevance) of rows. pulse fuses the lexical
-        channel in and adds context_weight × the fused relevance of the best neighbour."""
+        channel in, adds context_weight × the fused relevance of the best neighbour and
+        state_weight × the state channel (core/scoring/signature.py)."""
         if ctx.request.scorer != "pulse":
             dense = ctx.relevance(rows)
             return dense, dense, np.zeros(rows.shape[0])
@@ -321,7 +364,8 @@ class Scorer:
                 if has.any():
                     near, _ = self._fused(ctx, side[has], extra)
                     context[has] = np.maximum(context[has], near)
-        return fused + weight * context, dense, context
+        state = ctx.request.settings.state_weight * ctx.state_relevance(rows)
+        return fused + weight * context + state, dense, context
 
     def _rank(self, ctx: _Context, force: np.ndarray | None = None
               ) -> tuple[np.ndarray, dict[int, dict[str, Any]]]:
@@ -392,6 +436,11 @@ class Scorer:
                          fusion_dense_weight=float(settings.hybrid_dense_weight),
                          context_relevance=float(context[i]),
                          context_weight=float(settings.context_weight))
+                if ctx.body_sim is not None and ctx.mood_sim is not None:
+                    t.update(body_similarity=float(ctx.body_sim[rows[i]]),
+                             mood_similarity=float(ctx.mood_sim[rows[i]]),
+                             state_relevance=float(ctx.body_sim[rows[i]] * ctx.mood_sim[rows[i]]),
+                             state_weight=float(settings.state_weight))
             terms[event_id] = {"score": float(score[i]), "terms": t}
         order = np.lexsort((ids, -score))
         return ids[order], terms

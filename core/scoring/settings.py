@@ -44,6 +44,15 @@ class ScorerSettings:
     # message said just before or after it (same source, within the window)
     context_weight: float = 0.4
     context_window_minutes: float = 60.0
+    # the state channel (pulse, core/scoring/signature.py): an event gains state_weight × its
+    # body similarity × mood similarity to the person's state; the best state_candidates
+    # matches join the candidates
+    state_weight: float = 0.75
+    state_candidates: int = 5
+    body_tolerance: float = 0.15
+    body_min_features: int = 2
+    body_hrv_low: float = 30.0
+    body_hrv_high: float = 90.0
     chain_depth: int = 4
     chain_widen_min: int = 9
     chain_anchor_top: int = 3          # the story is anchored at one of the first 3 ranked
@@ -51,6 +60,8 @@ class ScorerSettings:
     # are both below these (calibrated on LoCoMo's tuning conversations, bench/abstention.py)
     abstain_cosine: float = 0.82
     abstain_coverage: float = 0.85
+    abstain_state: float = 0.5         # … unless an event matches the state's body and mood this
+    # well (pulse's state channel; set a priori, LoCoMo carries no state to calibrate it on)
     abstain_model: str = "onnx/multilingual-e5-small-q4"   # cosines differ between models:
     # the thresholds hold for this one; a memory of another model does not abstain
     state_fit_entity: float = 0.7      # fit when a recent life event names a linked entity

@@ -1,0 +1,73 @@
+"""Tune pulse's state channel (core/scoring/signature.py) on the TUNING half of the empathic
+benchmark only, by real runs of the scorer (no re-fusion: the channel adds candidates).
+
+    PULSE_BENCH_CACHE=… nice .venv/bin/python bench/tune_state.py          # the grid, best first
+    PULSE_BENCH_CACHE=… nice .venv/bin/python bench/tune_state.py --top 20
+
+Objective: recall@3 over the tuning half's queries (all categories, chain mode included, as the
+benchmark runs them). Ties (within 0.005 of the best): the smallest state weight, then the
+fewest candidates, then the tolerance nearest 0.3 — the least change to the ranking.
+LoCoMo carries no body state, so the channel is off there by construction (its figures do not
+move; bench/locomo_quality.py re-measures them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from empathic_bench import EmpathicBench, load_queries, summarise  # noqa: E402
+
+GRID = {
+    "state_weight": (0.0, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0),
+    "body_tolerance": (0.15, 0.3, 0.5),
+    "state_candidates": (5, 10, 20),
+    "gamma_state": (0.15, 0.5),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--top", type=int, default=15)
+    args = parser.parse_args(argv)
+    doc = load_queries()
+    queries = [q for q in doc["queries"] if q["half"] == "tune"]
+    bench = EmpathicBench(doc)
+    rows = []
+    names = list(GRID)
+    for values in itertools.product(*GRID.values()):
+        point = dict(zip(names, values))
+        if point["state_weight"] == 0 and (point["body_tolerance"] != 0.3
+                                           or point["state_candidates"] != 10):
+            continue   # the channel is off: these do not matter
+        summary = summarise(bench.evaluate(queries, "pulse", point))
+        rows.append((summary["all"]["recall3"], summary.get("mood_body", {}).get("recall3", 0.0),
+                     summary["abstained"], point, summary))
+    bench.close()
+    best = max(r[0] for r in rows)
+    near = [r for r in rows if r[0] >= best - 0.005]
+    chosen = min(near, key=lambda r: (r[3]["state_weight"], r[3]["state_candidates"],
+                                      abs(r[3]["body_tolerance"] - 0.3), r[3]["gamma_state"]))
+    rows.sort(key=lambda r: (-r[0], -r[1]))
+    print(f"State channel grid on the empathic TUNING half ({len(queries)} queries, "
+          f"{len(rows)} points): recall@3\n")
+    print("| rank | recall@3 | mood_body | " + " | ".join(names) + " | abstained |")
+    print("|---|---|---|" + "---|" * len(names) + "---|")
+    for rank, (score, mood, abst, point, _) in enumerate(rows[:args.top], 1):
+        print(f"| {rank} | {score:.3f} | {mood:.2f} | "
+              + " | ".join(f"{point[n]:g}" for n in names) + f" | {abst} |")
+    off = [r for r in rows if r[3]["state_weight"] == 0 and r[3]["gamma_state"] == 0.15][0]
+    print(f"\nchannel off (state_weight 0, γ 0.15): {off[0]:.3f} (mood_body {off[1]:.2f})")
+    print(f"chosen (within 0.005 of the best {best:.3f}, least change): "
+          f"{chosen[3]} → {chosen[0]:.3f} (mood_body {chosen[1]:.2f})")
+    print("per category:", {c: round(v["recall3"], 3) for c, v in chosen[4].items()
+                            if isinstance(v, dict) and "recall3" in v})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

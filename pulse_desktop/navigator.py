@@ -115,6 +115,9 @@ class NavigatorView(QWidget):
 
         self.search = QLineEdit(placeholderText="Search entities and events…")
         self.search.setClearButtonEnabled(True)
+        # the hint is read whole whatever the other panels ask for (the clear button's room too)
+        self.search.setMinimumWidth(
+            self.search.fontMetrics().horizontalAdvance(self.search.placeholderText()) + 40)
         self.search.setToolTip("Words in a name, alias, title or description (Ctrl+F)")
         self.kind = QComboBox()
         self.kind.setToolTip("Show entities of one kind, or only events / only entities")

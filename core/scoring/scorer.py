@@ -274,12 +274,15 @@ class Scorer:
         if query is None:
             return None, None
         table = self._bodies.get(self.conn, index.rev, settings)
-        body = np.zeros(len(index))
+        mood = mood_similarity(request.state.mood, index.emotions)
+        unknown = settings.body_unknown_similarity if request.state.mood.any() else 0.0
+        body = np.full(len(index), unknown)
         if table.ids.size:
             pos = np.minimum(index.rows_of(table.ids), max(len(index) - 1, 0))
             present = (index.ids[pos] == table.ids) if len(index) else np.zeros(0, dtype=bool)
-            body[pos[present]] = body_similarity(query, table.features[present], settings)
-        return body, mood_similarity(request.state.mood, index.emotions)
+            body[pos[present]] = table.weight[present] * body_similarity(
+                query, table.features[present], settings)
+        return body, mood
 
     def _evidence(self, ctx: _Context) -> Evidence:
         coverage, found, words = term_coverage(self.conn, ctx.request.query, ctx.index.n_live,
@@ -324,7 +327,29 @@ class Scorer:
         if settings.context_weight > 0:  # an answer's words are often in the question before it
             prev, nxt = self._neighbours(ctx, merged)
             merged = np.union1d(merged, np.concatenate([prev[prev >= 0], nxt[nxt >= 0]]))
+        if settings.chain_context_weight > 0:  # a moment's cause or consequence says what it meant
+            linked = self._chain_links(ctx, merged)
+            if linked:
+                merged = np.union1d(merged, np.fromiter(
+                    (r for near in linked.values() for r in near), dtype=np.int64))
         return merged, extra
+
+    def _chain_links(self, ctx: _Context, rows: np.ndarray) -> dict[int, list[int]]:
+        """Row → the allowed rows of its direct chain parents and children (rows without
+        links are left out)."""
+        graph = self._chains.get(self.conn)
+        if not graph.links:
+            return {}
+        out: dict[int, list[int]] = {}
+        for row, event_id in zip(rows.tolist(), ctx.index.ids[rows].tolist()):
+            near = []
+            for other in (graph.parents.get(event_id, set()) | graph.children.get(event_id, set())):
+                pos = ctx.index.position(other)
+                if pos is not None and ctx.allowed[pos]:
+                    near.append(pos)
+            if near:
+                out[row] = sorted(near)
+        return out
 
     @staticmethod
     def _neighbours(ctx: _Context, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -347,13 +372,15 @@ class Scorer:
         return w * dense + (1.0 - w) * lex, dense
 
     def _relevance(self, ctx: _Context, rows: np.ndarray, extra: dict[int, dict[str, float]]
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(relevance, dense relevance, context relevance) of rows. pulse fuses the lexical
-        channel in, adds context_weight × the fused relevance of the best neighbour and
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(relevance, dense relevance, context relevance, chain context) of rows. pulse fuses
+        the lexical channel in, adds context_weight × the fused relevance of the best
+        neighbour, chain_context_weight × the best own relevance of a direct chain link and
         state_weight × the state channel (core/scoring/signature.py)."""
         if ctx.request.scorer != "pulse":
             dense = ctx.relevance(rows)
-            return dense, dense, np.zeros(rows.shape[0])
+            zeros = np.zeros(rows.shape[0])
+            return dense, dense, zeros, zeros
         fused, dense = self._fused(ctx, rows, extra)
         context = np.zeros(rows.shape[0])
         weight = ctx.request.settings.context_weight
@@ -365,7 +392,28 @@ class Scorer:
                     near, _ = self._fused(ctx, side[has], extra)
                     context[has] = np.maximum(context[has], near)
         state = ctx.request.settings.state_weight * ctx.state_relevance(rows)
-        return fused + weight * context + state, dense, context
+        chain = np.zeros(rows.shape[0])
+        if ctx.request.settings.chain_context_weight > 0 and rows.size:
+            chain = self._chain_context(ctx, rows, extra)
+        return (fused + weight * context + ctx.request.settings.chain_context_weight * chain
+                + state, dense, context, chain)
+
+    def _chain_context(self, ctx: _Context, rows: np.ndarray,
+                       extra: dict[int, dict[str, float]]) -> np.ndarray:
+        """Per row: the best own relevance (fused + state channel) of its direct chain
+        parents and children (0 for a row without links)."""
+        linked = self._chain_links(ctx, rows)
+        out = np.zeros(rows.shape[0])
+        if not linked:
+            return out
+        near = np.array(sorted({r for rs in linked.values() for r in rs}), dtype=np.int64)
+        fused, _ = self._fused(ctx, near, extra)
+        own = dict(zip(near.tolist(), (fused + ctx.request.settings.state_weight
+                                       * ctx.state_relevance(near)).tolist()))
+        for i, row in enumerate(rows.tolist()):
+            if row in linked:
+                out[i] = max(own[r] for r in linked[row])
+        return out
 
     def _rank(self, ctx: _Context, force: np.ndarray | None = None
               ) -> tuple[np.ndarray, dict[int, dict[str, Any]]]:
@@ -373,18 +421,19 @@ class Scorer:
         `force` are scored even when the query would drop them."""
         request, settings = ctx.request, ctx.request.settings
         rows, extra = self._candidates(ctx)
-        relevance, dense_rel, context = self._relevance(ctx, rows, extra)
+        relevance, dense_rel, context, chain = self._relevance(ctx, rows, extra)
         keep = relevance > 0
-        rows, relevance, dense_rel, context = rows[keep], relevance[keep], dense_rel[keep], \
-            context[keep]
+        rows, relevance, dense_rel, context, chain = rows[keep], relevance[keep], \
+            dense_rel[keep], context[keep], chain[keep]
         if force is not None:
             missing = np.setdiff1d(force, rows)
             if missing.size:
-                forced, forced_dense, forced_context = self._relevance(ctx, missing, extra)
+                forced = self._relevance(ctx, missing, extra)
                 rows = np.concatenate([rows, missing])
-                relevance = np.concatenate([relevance, forced])
-                dense_rel = np.concatenate([dense_rel, forced_dense])
-                context = np.concatenate([context, forced_context])
+                relevance = np.concatenate([relevance, forced[0]])
+                dense_rel = np.concatenate([dense_rel, forced[1]])
+                context = np.concatenate([context, forced[2]])
+                chain = np.concatenate([chain, forced[3]])
         index = ctx.index
         ids = index.ids[rows]
         days_ago = np.maximum(0.0, ctx.now_days - index.ts_days[rows])
@@ -436,6 +485,9 @@ class Scorer:
                          fusion_dense_weight=float(settings.hybrid_dense_weight),
                          context_relevance=float(context[i]),
                          context_weight=float(settings.context_weight))
+                if settings.chain_context_weight > 0:
+                    t.update(chain_context=float(chain[i]),
+                             chain_context_weight=float(settings.chain_context_weight))
                 if ctx.body_sim is not None and ctx.mood_sim is not None:
                     t.update(body_similarity=float(ctx.body_sim[rows[i]]),
                              mood_similarity=float(ctx.mood_sim[rows[i]]),

@@ -44,6 +44,7 @@ class ScorerSettings:
     # message said just before or after it (same source, within the window)
     context_weight: float = 0.4
     context_window_minutes: float = 60.0
+    chain_context_weight: float = 0.0
     # the state channel (pulse, core/scoring/signature.py): an event gains state_weight × its
     # body similarity × mood similarity to the person's state; the best state_candidates
     # matches join the candidates
@@ -53,6 +54,13 @@ class ScorerSettings:
     body_min_features: int = 2
     body_hrv_low: float = 30.0
     body_hrv_high: float = 90.0
+    # an event without biometrics lived in the body of the nearest day that has them, within
+    # body_borrow_days; its body similarity counts × body_borrow_weight
+    body_borrow_days: float = 0.0
+    body_borrow_weight: float = 0.0
+    # an event with no body at all (own or borrowed): this body similarity, so that its mood
+    # still counts (0: it scores nothing in the state channel)
+    body_unknown_similarity: float = 0.0
     chain_depth: int = 4
     chain_widen_min: int = 9
     chain_anchor_top: int = 3          # the story is anchored at one of the first 3 ranked

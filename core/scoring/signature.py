@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from core.scoring.index import iso_to_epoch_days
 from core.scoring.settings import ScorerSettings
 from core.scoring.state import UserState
 from core.store.sqlite import sqlite3
@@ -60,10 +61,69 @@ def state_features(state: UserState, settings: ScorerSettings) -> np.ndarray | N
 
 @dataclass
 class BodyTable:
-    """The events with biometrics, as index-independent arrays."""
+    """The events with a body (their own biometrics, or those borrowed from a nearby day), as
+    index-independent arrays."""
     rev: str
     ids: np.ndarray          # int64 event ids
     features: np.ndarray     # float64 (n, len(FEATURES)), NaN where not recorded
+    weight: np.ndarray       # float64: 1 for an event's own biometrics, body_borrow_weight
+    #                          for a body borrowed from the nearest day that has one
+
+
+def _own_bodies(conn: sqlite3.Connection, settings: ScorerSettings
+                ) -> tuple[list[int], list[float], list[np.ndarray], list[tuple[int, float]]]:
+    """(ids, days, features) of the events with biometrics, and (id, day) of those without."""
+    rows = conn.execute("SELECT id, ts, biometrics FROM events ORDER BY id").fetchall()
+    days = _days([r[1] for r in rows])
+    ids, when, found, bare = [], [], [], []
+    for (event_id, _ts, text), day in zip(rows, days.tolist()):
+        data = None
+        if text not in (None, "", "{}", "null"):
+            try:
+                data = json.loads(text)
+            except ValueError:
+                data = None
+        if isinstance(data, dict):
+            ids.append(int(event_id))
+            when.append(day)
+            found.append(features(data, settings))
+        else:
+            bare.append((int(event_id), day))
+    return ids, when, found, bare
+
+
+def _days(stamps: list[str]) -> np.ndarray:
+    """Epoch days of ISO times; NaN for one that cannot be read (it borrows nothing)."""
+    try:
+        return iso_to_epoch_days(stamps)
+    except ValueError:
+        out = []
+        for stamp in stamps:
+            try:
+                out.append(float(iso_to_epoch_days([stamp])[0]))
+            except (ValueError, TypeError, AttributeError):
+                out.append(np.nan)
+        return np.array(out, dtype=np.float64)
+
+
+def borrowed_bodies(days: np.ndarray, bare_days: np.ndarray, settings: ScorerSettings
+                    ) -> np.ndarray:
+    """For each event without biometrics (its day in bare_days), the row of days (the events
+    with biometrics) nearest in time within body_borrow_days, or -1. Biometrics are a body over
+    days (sleep, a 3-day HRV trend), so the moment written beside them was lived in it. Ties go
+    to the earlier row."""
+    out = np.full(bare_days.shape[0], -1, dtype=np.int64)
+    if days.size == 0 or bare_days.size == 0 or settings.body_borrow_days <= 0:
+        return out
+    order = np.argsort(days, kind="stable")
+    sorted_days = days[order]
+    right = np.clip(np.searchsorted(sorted_days, bare_days), 0, sorted_days.size - 1)
+    left = np.clip(right - 1, 0, sorted_days.size - 1)
+    gap_left = np.abs(bare_days - sorted_days[left])
+    gap_right = np.abs(sorted_days[right] - bare_days)
+    pick = np.where(gap_left <= gap_right, left, right)
+    gap = np.minimum(gap_left, gap_right)
+    return np.where(gap <= settings.body_borrow_days, order[pick], -1)
 
 
 class BodyCache:
@@ -71,25 +131,25 @@ class BodyCache:
 
     def __init__(self) -> None:
         self._table: BodyTable | None = None
-        self._settings_key: tuple[float, float] | None = None
+        self._settings_key: tuple[float, ...] | None = None
 
     def get(self, conn: sqlite3.Connection, rev: str, settings: ScorerSettings) -> BodyTable:
-        key = (settings.body_hrv_low, settings.body_hrv_high)
+        key = (settings.body_hrv_low, settings.body_hrv_high, settings.body_borrow_days,
+               settings.body_borrow_weight)
         if self._table is not None and self._table.rev == rev and self._settings_key == key:
             return self._table
-        ids, rows = [], []
-        for event_id, text in conn.execute(
-                "SELECT id, biometrics FROM events WHERE biometrics IS NOT NULL"
-                " AND biometrics NOT IN ('', '{}', 'null') ORDER BY id"):
-            try:
-                data = json.loads(text)
-            except ValueError:
-                continue
-            if isinstance(data, dict):
-                ids.append(int(event_id))
-                rows.append(features(data, settings))
+        ids, when, rows, bare = _own_bodies(conn, settings)
         matrix = np.array(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
-        self._table = BodyTable(rev, np.array(ids, dtype=np.int64), matrix)
+        weight = np.ones(len(ids))
+        if bare and settings.body_borrow_weight > 0:
+            lender = borrowed_bodies(np.array(when), np.array([d for _, d in bare]), settings)
+            took = lender >= 0
+            ids = ids + [bare[i][0] for i in np.flatnonzero(took)]
+            matrix = np.vstack([matrix, matrix[lender[took]]])
+            weight = np.concatenate([weight, np.full(int(took.sum()), settings.body_borrow_weight)])
+        order = np.argsort(np.array(ids, dtype=np.int64), kind="stable")
+        self._table = BodyTable(rev, np.array(ids, dtype=np.int64)[order], matrix[order],
+                                weight[order])
         self._settings_key = key
         return self._table
 

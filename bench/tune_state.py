@@ -3,6 +3,8 @@ benchmark only, by real runs of the scorer (no re-fusion: the channel adds candi
 
     PULSE_BENCH_CACHE=… nice .venv/bin/python bench/tune_state.py          # the grid, best first
     PULSE_BENCH_CACHE=… nice .venv/bin/python bench/tune_state.py --top 20
+    PULSE_BENCH_CACHE=… nice .venv/bin/python bench/tune_state.py --round 2   # borrowed bodies,
+                                                                               # chain context
 
 Objective: recall@3 over the tuning half's queries (all categories, chain mode included, as the
 benchmark runs them). Ties (within 0.005 of the best): the smallest state weight, then the
@@ -28,12 +30,25 @@ GRID = {
     "state_candidates": (5, 10, 20),
     "gamma_state": (0.15, 0.5),
 }
+# Round 2 (after the first round chose state_weight 0.75, body_tolerance 0.15, 5 candidates,
+# γ 0.15): a body borrowed from the nearest day with biometrics, a body-unknown similarity and
+# chain context, with the channel's weight again. Tolerance, candidates and γ stay.
+GRID_2 = {
+    "state_weight": (0.75, 1.0, 1.25),
+    "body_borrow_days": (0.0, 1.0, 3.0, 7.0),
+    "body_borrow_weight": (0.5, 0.75, 1.0),
+    "body_unknown_similarity": (0.0, 0.2),
+    "chain_context_weight": (0.0, 0.2, 0.3, 0.4),
+}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--top", type=int, default=15)
+    parser.add_argument("--round", type=int, choices=(1, 2), default=1)
     args = parser.parse_args(argv)
+    if args.round == 2:
+        return round_two(args.top)
     doc = load_queries()
     queries = [q for q in doc["queries"] if q["half"] == "tune"]
     bench = EmpathicBench(doc)
@@ -65,6 +80,51 @@ def main(argv: list[str] | None = None) -> int:
     print(f"chosen (within 0.005 of the best {best:.3f}, least change): "
           f"{chosen[3]} → {chosen[0]:.3f} (mood_body {chosen[1]:.2f})")
     print("per category:", {c: round(v["recall3"], 3) for c, v in chosen[4].items()
+                            if isinstance(v, dict) and "recall3" in v})
+    return 0
+
+
+def round_two(top: int) -> int:
+    """Objective: recall@3 over the tuning half. Within 0.005 of the best: the best mood + body
+    recall, then the least change (no chain context, no borrowing, the smallest weight, no
+    body-unknown similarity)."""
+    doc = load_queries()
+    queries = [q for q in doc["queries"] if q["half"] == "tune"]
+    bench = EmpathicBench(doc)
+    names = list(GRID_2)
+    rows = []
+    for values in itertools.product(*GRID_2.values()):
+        point = dict(zip(names, values))
+        if point["body_borrow_days"] == 0 and point["body_borrow_weight"] != 0.75:
+            continue   # nothing is borrowed: the weight does not matter
+        if point["body_borrow_days"] == 0:
+            point["body_borrow_weight"] = 0.0
+        summary = summarise(bench.evaluate(queries, "pulse", point))
+        rows.append((summary["all"]["recall3"], summary.get("mood_body", {}).get("recall3", 0.0),
+                     summary, point))
+    bench.close()
+    best = max(r[0] for r in rows)
+    near = [r for r in rows if r[0] >= best - 0.005]
+    chosen = min(near, key=lambda r: (-r[1], r[3]["chain_context_weight"],
+                                      r[3]["body_borrow_days"], r[3]["state_weight"],
+                                      r[3]["body_unknown_similarity"],
+                                      abs(r[3]["body_borrow_weight"] - 0.75)))
+    rows.sort(key=lambda r: (-r[0], -r[1]))
+    cats = ("mood_body", "multi_signal", "core_wound", "chain")
+    print(f"State channel, round 2, on the empathic TUNING half ({len(queries)} queries, "
+          f"{len(rows)} points): recall@3\n")
+    print("| rank | recall@3 | " + " | ".join(cats) + " | " + " | ".join(names)
+          + " | leaks | chain order | abstained |")
+    print("|---|---|" + "---|" * (len(cats) + len(names) + 3))
+    for rank, (score, _mood, summary, point) in enumerate(rows[:top], 1):
+        print(f"| {rank} | {score:.3f} | "
+              + " | ".join(f"{summary[c]['recall3']:.2f}" for c in cats) + " | "
+              + " | ".join(f"{point[n]:g}" for n in names)
+              + f" | {summary['domain_leaks']} | {summary['chain_order_kept']} "
+                f"| {summary['abstained']} |")
+    print(f"\nchosen (within 0.005 of the best {best:.3f}, then mood + body, then least "
+          f"change): {chosen[3]} → {chosen[0]:.3f} (mood_body {chosen[1]:.2f})")
+    print("per category:", {c: round(v["recall3"], 3) for c, v in chosen[2].items()
                             if isinstance(v, dict) and "recall3" in v})
     return 0
 

@@ -275,8 +275,7 @@ class Scorer:
             return None, None
         table = self._bodies.get(self.conn, index.rev, settings)
         mood = mood_similarity(request.state.mood, index.emotions)
-        unknown = settings.body_unknown_similarity if request.state.mood.any() else 0.0
-        body = np.full(len(index), unknown)
+        body = np.zeros(len(index))
         if table.ids.size:
             pos = np.minimum(index.rows_of(table.ids), max(len(index) - 1, 0))
             present = (index.ids[pos] == table.ids) if len(index) else np.zeros(0, dtype=bool)
@@ -363,11 +362,11 @@ class Scorer:
         nxt = np.where((nxt >= 0) & ctx.allowed[np.maximum(nxt, 0)], nxt, -1)
         return prev, nxt
 
-    def _fused(self, ctx: _Context, rows: np.ndarray, extra: dict[int, dict[str, float]]
-               ) -> tuple[np.ndarray, np.ndarray]:
+    def _fused(self, ctx: _Context, rows: np.ndarray, extra: dict[int, dict[str, float]],
+               w: float | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(w·dense relevance + (1−w)·bm25_norm, dense relevance) of rows."""
         dense = ctx.relevance(rows)
-        w = ctx.request.settings.hybrid_dense_weight
+        w = ctx.request.settings.hybrid_dense_weight if w is None else w
         lex = np.array([extra.get(int(r), {}).get("bm25_norm", 0.0) for r in rows])
         return w * dense + (1.0 - w) * lex, dense
 
@@ -389,7 +388,8 @@ class Scorer:
             for side in (prev, nxt):
                 has = side >= 0
                 if has.any():
-                    near, _ = self._fused(ctx, side[has], extra)
+                    near, _ = self._fused(ctx, side[has], extra,
+                                          ctx.request.settings.context_dense_weight)
                     context[has] = np.maximum(context[has], near)
         state = ctx.request.settings.state_weight * ctx.state_relevance(rows)
         chain = np.zeros(rows.shape[0])

@@ -41,14 +41,18 @@ class ScorerSettings:
     median_sample: int = 4096
     hybrid_dense_weight: float = 0.6   # linear fusion weight of the dense channel (pulse)
     # conversation context (pulse): an event gains this share of the fused relevance of the
-    # message said just before or after it (same source, within the window)
-    context_weight: float = 0.4
+    # message said just before or after it (same source, within the window), fused with its own
+    # dense weight: a neighbour's words say more than its meaning
+    context_weight: float = 0.5
     context_window_minutes: float = 60.0
-    chain_context_weight: float = 0.0
+    context_dense_weight: float = 0.3
+    # chain context (pulse): an event gains this share of the own relevance (fused + state
+    # channel) of its best direct chain parent or child
+    chain_context_weight: float = 0.3
     # the state channel (pulse, core/scoring/signature.py): an event gains state_weight × its
     # body similarity × mood similarity to the person's state; the best state_candidates
     # matches join the candidates
-    state_weight: float = 0.75
+    state_weight: float = 1.0
     state_candidates: int = 5
     body_tolerance: float = 0.15
     body_min_features: int = 2
@@ -56,11 +60,8 @@ class ScorerSettings:
     body_hrv_high: float = 90.0
     # an event without biometrics lived in the body of the nearest day that has them, within
     # body_borrow_days; its body similarity counts × body_borrow_weight
-    body_borrow_days: float = 0.0
-    body_borrow_weight: float = 0.0
-    # an event with no body at all (own or borrowed): this body similarity, so that its mood
-    # still counts (0: it scores nothing in the state channel)
-    body_unknown_similarity: float = 0.0
+    body_borrow_days: float = 7.0
+    body_borrow_weight: float = 0.75
     chain_depth: int = 4
     chain_widen_min: int = 9
     chain_anchor_top: int = 3          # the story is anchored at one of the first 3 ranked

@@ -62,8 +62,8 @@ def test_two_turns_are_each_others_context(memory: Memory) -> None:
     out = memory.retrieve("lighthouse concert", scorer="pulse", now=NOW, abstain=False)
     got = by_id(out)
     q = got[question]["terms"]
-    fused_q = S.hybrid_dense_weight * q["dense_relevance"] + \
-        (1 - S.hybrid_dense_weight) * q["bm25_norm"]
+    fused_q = S.context_dense_weight * q["dense_relevance"] + \
+        (1 - S.context_dense_weight) * q["bm25_norm"]
     assert fused_q > 0
     assert got[answer]["terms"]["context_relevance"] == pytest.approx(fused_q, abs=1e-12)
 

@@ -320,14 +320,15 @@ def test_pulse_fuses_dense_and_bm25_normalised_by_the_best_hit(demo_memory: Memo
     best = demo_memory.retrieve(query, scorer="bm25", now=NOW, top_k=1)["results"][0]["score"]
     out = demo_memory.retrieve(query, scorer="pulse", now=NOW, top_k=30)
     w, lam = S.hybrid_dense_weight, S.context_weight
-    assert (w, lam) == (0.6, 0.4)
+    assert (w, lam) == (0.6, 0.5)
     lexical = 0
     for r in out["results"]:
         t = r["terms"]
         assert t["bm25_norm"] == pytest.approx(t["bm25"] / best, abs=1e-12)
+        assert t["chain_context_weight"] == S.chain_context_weight == 0.3
         assert t["relevance"] == pytest.approx(
-            w * t["dense_relevance"] + (1 - w) * t["bm25_norm"] + lam * t["context_relevance"],
-            abs=1e-12)
+            w * t["dense_relevance"] + (1 - w) * t["bm25_norm"] + lam * t["context_relevance"]
+            + 0.3 * t["chain_context"], abs=1e-12)
         lexical += t["bm25"] > 0
     assert lexical >= 5
     assert out["results"][0]["terms"]["bm25_norm"] <= 1.0
@@ -355,8 +356,10 @@ def test_context_relevance_is_the_best_neighbours_fused_relevance(memory: Memory
                           abstain=False)
     got = by_id(out)
     question, answer, later = (got.get(i) for i in ids)
-    w = S.hybrid_dense_weight
-    fused_q = w * question["terms"]["dense_relevance"] + (1 - w) * question["terms"]["bm25_norm"]
+    w, cw = S.hybrid_dense_weight, S.context_dense_weight
+    assert (w, cw) == (0.6, 0.3)
+    # the neighbour's relevance is fused with the context's own dense weight
+    fused_q = cw * question["terms"]["dense_relevance"] + (1 - cw) * question["terms"]["bm25_norm"]
     # the answer's only neighbour within 60 minutes is the question (the third is 10 h later)
     assert answer is not None
     assert answer["terms"]["context_relevance"] == pytest.approx(fused_q, abs=1e-12)
@@ -432,9 +435,11 @@ def test_the_defaults_are_the_documented_ones() -> None:
         "anchor_decay_per_day": 0.001, "emotion_gate": 0.5, "hint_gate": 0.5,
         "mood_hint": False, "anchor_top": 8, "candidates_min": 50, "candidates_per_k": 10,
         "normalise_min_events": 20, "median_exact_limit": 50000, "median_sample": 4096,
-        "hybrid_dense_weight": 0.6, "context_weight": 0.4, "context_window_minutes": 60.0,
-        "state_weight": 0.75, "state_candidates": 5, "body_tolerance": 0.15,
-        "body_min_features": 2, "body_hrv_low": 30.0, "body_hrv_high": 90.0, "chain_depth": 4,
+        "hybrid_dense_weight": 0.6, "context_weight": 0.5, "context_window_minutes": 60.0,
+        "context_dense_weight": 0.3, "chain_context_weight": 0.3,
+        "state_weight": 1.0, "state_candidates": 5, "body_tolerance": 0.15,
+        "body_min_features": 2, "body_hrv_low": 30.0, "body_hrv_high": 90.0,
+        "body_borrow_days": 7.0, "body_borrow_weight": 0.75, "chain_depth": 4,
         "chain_widen_min": 9, "chain_anchor_top": 3, "abstain_cosine": 0.82,
         "abstain_coverage": 0.85, "abstain_state": 0.5,
         "abstain_model": "onnx/multilingual-e5-small-q4", "state_fit_entity": 0.7,

@@ -29,8 +29,9 @@ STATE = {"mood_vector": {"fear": 0.8}, "stress_proxy": 0.8, "sleep_quality": 0.3
 def test_the_defaults_are_the_tuned_ones() -> None:
     """bench/tune_state.py chose these on the empathic tuning half (docs/scoring.md)."""
     assert (S.state_weight, S.state_candidates, S.body_tolerance, S.body_min_features) == \
-        (0.75, 5, 0.15, 2)
+        (1.0, 5, 0.15, 2)
     assert (S.body_hrv_low, S.body_hrv_high, S.abstain_state) == (30.0, 90.0, 0.5)
+    assert (S.body_borrow_days, S.body_borrow_weight, S.chain_context_weight) == (7.0, 0.75, 0.3)
 
 
 def test_body_features_are_scaled_and_unknown_is_not_zero() -> None:
@@ -139,16 +140,16 @@ def test_the_channel_adds_weight_times_body_times_mood(memory: Memory, lived) ->
     w, lam = S.hybrid_dense_weight, S.context_weight
     for r in out["results"]:
         t = r["terms"]
-        assert t["state_weight"] == 0.75
+        assert t["state_weight"] == 1.0
         assert t["relevance"] == pytest.approx(
             w * t["dense_relevance"] + (1 - w) * t["bm25_norm"] + lam * t["context_relevance"]
-            + 0.75 * t["state_relevance"], abs=1e-12)
+            + 1.0 * t["state_relevance"], abs=1e-12)
         product = t["relevance"] * t["recency_factor"] * t["emotion"] * t["state"] * \
             t["anchor"] * t["date"]
         assert r["score"] == pytest.approx(product, rel=1e-9)
     # nothing but the body and the mood brings them: far below the median cosine
     assert same["dense_relevance"] == 0.0 and same["bm25_norm"] == 0.0
-    assert same["relevance"] == pytest.approx(0.75, abs=1e-12)
+    assert same["relevance"] == pytest.approx(1.0, abs=1e-12)
     assert lived["calm"] not in got and lived["untagged"] not in got   # state relevance 0
     assert out["evidence"]["state_match"] == pytest.approx(1.0, abs=1e-12)
 

@@ -40,6 +40,9 @@ def test_the_nearest_day_within_the_limit_lends_and_a_tie_goes_earlier() -> None
     assert nearer.tolist() == [1, -1, -1, 0, -1, 1, -1, -1]
     off = S.with_overrides({"body_borrow_days": 0.0})
     assert signature.borrowed_bodies(days, bare, off).tolist() == [-1] * 8
+    # 0 days is off, even for a moment at the lender's very time
+    assert signature.borrowed_bodies(days, np.array([20.0]), off).tolist() == [-1]
+    assert signature.borrowed_bodies(days, np.array([20.0]), S).tolist() == [2]
     assert signature.borrowed_bodies(np.zeros(0), bare, S).tolist() == [-1] * 8
     assert signature.borrowed_bodies(days, np.zeros(0), S).shape == (0,)
 
@@ -128,10 +131,13 @@ def _story(memory: Memory, **cause_fields) -> dict[str, int]:
     at = lambda days: iso(NOW - timedelta(days=days))    # noqa: E731
     cause = _event(memory, "event cause", near / np.linalg.norm(near), ts=at(100),
                    **cause_fields)
+    weaker = 0.6 * q + np.sqrt(1 - 0.36) * _far_vector(memory, 8)
+    minor = _event(memory, "a smaller cause", weaker / np.linalg.norm(weaker), ts=at(120))
     effect = _event(memory, "afterwards", _far_vector(memory, 6), ts=at(40))
     unlinked = _event(memory, "elsewhere", _far_vector(memory, 7), ts=at(40))
     records.link_events(memory.conn, actor="import", parent_id=cause, child_id=effect)
-    return {"cause": cause, "effect": effect, "unlinked": unlinked}
+    records.link_events(memory.conn, actor="import", parent_id=minor, child_id=effect)
+    return {"cause": cause, "minor": minor, "effect": effect, "unlinked": unlinked}
 
 
 @pytest.fixture
@@ -145,8 +151,11 @@ def test_an_event_gains_the_own_relevance_of_its_best_link(memory: Memory, story
     cause, effect = got[story["cause"]]["terms"], got[story["effect"]]["terms"]
     w = S.hybrid_dense_weight
     own_cause = w * cause["dense_relevance"] + (1 - w) * cause["bm25_norm"]
-    assert own_cause > 0.5
+    minor = got[story["minor"]]["terms"]
+    own_minor = w * minor["dense_relevance"] + (1 - w) * minor["bm25_norm"]
+    assert own_cause > 0.5 and 0 < own_minor < own_cause - 0.1
     assert effect["dense_relevance"] == 0.0 and effect["bm25_norm"] == 0.0
+    # two causes: the better one's own relevance (not the smaller, not their sum)
     assert effect["chain_context"] == pytest.approx(own_cause, abs=1e-12)
     assert effect["chain_context_weight"] == 0.3
     assert effect["relevance"] == pytest.approx(0.3 * own_cause, abs=1e-12)
@@ -181,11 +190,14 @@ def test_a_link_outside_the_domains_carries_nothing(memory: Memory) -> None:
     assert every[story["effect"]]["terms"]["chain_context"] > 0.5
     real = by_id(memory.retrieve(QUERY, scorer="pulse", now=NOW, top_k=40, abstain=False,
                                  domains=["real"]))
-    assert story["effect"] not in real and story["cause"] not in real
-    request = Memory.request(QUERY, scorer="pulse", now=NOW, top_k=40, abstain=False,
-                             domains=["real"])
-    assert memory.scorer.explain(story["effect"], request)["result"]["terms"][
-        "chain_context"] == 0.0
+    assert story["cause"] not in real
+    # only the real cause counts now
+    minor = real[story["minor"]]["terms"]
+    w = S.hybrid_dense_weight
+    assert real[story["effect"]]["terms"]["chain_context"] == pytest.approx(
+        w * minor["dense_relevance"] + (1 - w) * minor["bm25_norm"], abs=1e-12)
+    assert real[story["effect"]]["terms"]["chain_context"] < \
+        every[story["effect"]]["terms"]["chain_context"] - 0.1
 
 
 def test_without_its_weight_chain_context_neither_counts_nor_brings(memory: Memory,
@@ -197,3 +209,29 @@ def test_without_its_weight_chain_context_neither_counts_nor_brings(memory: Memo
     dense = memory.retrieve(QUERY, scorer="dense", now=NOW, top_k=40, abstain=False)
     assert story["effect"] not in by_id(dense)
     assert "chain_context" not in dense["results"][0]["terms"]
+
+
+def test_a_link_brings_its_event_into_the_candidates_only_with_its_weight(memory: Memory
+                                                                         ) -> None:
+    """A linked event outside the candidate pool joins it through the link (and ranks on its
+    own relevance); without the weight it stays out."""
+    designed(memory, COSINES_30[:25], days_ago=300.0)
+    q = np.asarray(memory.embedder().embed_query(QUERY), dtype=np.float64)
+    q /= np.linalg.norm(q)
+    at = lambda days: iso(NOW - timedelta(days=days))    # noqa: E731
+    top = 0.9 * q + np.sqrt(1 - 0.81) * _far_vector(memory, 9)
+    low = 0.6 * q + np.sqrt(1 - 0.36) * _far_vector(memory, 8)
+    cause = _event(memory, "the best match", top / np.linalg.norm(top), ts=at(100))
+    earlier = _event(memory, "before it", low / np.linalg.norm(low), ts=at(150))
+    records.link_events(memory.conn, actor="import", parent_id=earlier, child_id=cause)
+    few = {"candidates_min": 3, "candidates_per_k": 0, "context_weight": 0.0}
+    off = by_id(memory.retrieve(QUERY, scorer="pulse", now=NOW, top_k=10, abstain=False,
+                                settings={**few, "chain_context_weight": 0.0}))
+    assert cause in off and earlier not in off and len(off) == 3
+    on = by_id(memory.retrieve(QUERY, scorer="pulse", now=NOW, top_k=10, abstain=False,
+                               settings=few))
+    assert earlier in on and len(on) == 4
+    t = on[earlier]["terms"]
+    assert t["dense_relevance"] > 0
+    assert t["chain_context"] == pytest.approx(
+        S.hybrid_dense_weight * on[cause]["terms"]["dense_relevance"], abs=1e-12)

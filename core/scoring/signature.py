@@ -141,7 +141,7 @@ class BodyCache:
         ids, when, rows, bare = _own_bodies(conn, settings)
         matrix = np.array(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
         weight = np.ones(len(ids))
-        if bare and settings.body_borrow_weight > 0:
+        if bare:
             lender = borrowed_bodies(np.array(when), np.array([d for _, d in bare]), settings)
             took = lender >= 0
             ids = ids + [bare[i][0] for i in np.flatnonzero(took)]

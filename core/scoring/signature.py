@@ -10,7 +10,9 @@ the same body and feeling are its answer, whatever their words.
 
 Features, each on 0..1: stress_proxy, sleep_quality, HRV rescaled between body_hrv_low and
 body_hrv_high, and the two trends (1 when elevated / declining, 0 otherwise). A trend or value
-the event did not record is unknown, not 0. Events without biometrics score 0.
+the event did not record is unknown, not 0. An event without biometrics borrows the body of
+the nearest day that has them (within body_borrow_days; its similarity × body_borrow_weight):
+biometrics describe days, not sentences. Events with neither score 0.
 """
 
 from __future__ import annotations

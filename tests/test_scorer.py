@@ -151,7 +151,8 @@ def test_pulse_breakdown_shows_both_channels(demo: Memory) -> None:
     t = out["results"][0]["terms"]
     w = t["fusion_dense_weight"]
     assert t["relevance"] == pytest.approx(w * t["dense_relevance"] + (1 - w) * t["bm25_norm"]
-                                           + t["context_weight"] * t["context_relevance"])
+                                           + t["context_weight"] * t["context_relevance"]
+                                           + t["chain_context_weight"] * t["chain_context"])
     assert t["bm25"] > 0 and t["dense_relevance"] > 0
 
 
@@ -336,8 +337,9 @@ def test_chain_brings_causes_the_query_did_not_rank(memory: Memory) -> None:
     plain = memory.retrieve("stage fright at the orchestra audition", scorer="pulse", now=NOW,
                             top_k=3)
     assert ids[0] not in [r["id"] for r in plain["results"]]
+    # without chain context the root is ranked by nothing: the chain brings it
     out = memory.retrieve("stage fright at the orchestra audition", scorer="pulse", now=NOW,
-                          top_k=5, chain=True)
+                          top_k=5, chain=True, settings={"chain_context_weight": 0.0})
     order = [r["id"] for r in out["results"]]
     assert order[:4] == ids[:4]                        # roots first: the whole story
     by = {r["id"]: r for r in out["results"]}
@@ -348,6 +350,12 @@ def test_chain_brings_causes_the_query_did_not_rank(memory: Memory) -> None:
         t = r["terms"]
         assert r["score"] == pytest.approx(t["relevance"] * t["recency_factor"] * t["emotion"]
                                            * t["state"] * t["anchor"] * t["date"], abs=1e-9)
+    # with it (the default) the same story, the root now ranked through its link
+    linked = memory.retrieve("stage fright at the orchestra audition", scorer="pulse", now=NOW,
+                             top_k=5, chain=True)
+    assert [r["id"] for r in linked["results"]][:4] == ids[:4]
+    root = {r["id"]: r for r in linked["results"]}[ids[0]]
+    assert root["via_chain"] is None and root["terms"]["chain_context"] > 0
 
 
 def test_chain_never_crosses_a_domain_filter(memory: Memory) -> None:

@@ -101,7 +101,10 @@ def test_every_tab_fits_the_window(qtbot, demo_copy, size):
     assert found == {}, json.dumps(found, indent=1)
     assert asked == list(TABS)
     # the playground really asked, so its result rows (and their cells) were looked at
-    assert win.tab("Playground").model.rowCount() > 0
+    play = win.tab("Playground")
+    assert play.model.rowCount() > 0
+    # and a title one can read: the factor bar gives way before the event's name does
+    assert play.table.columnWidth(play.model.column_of("event")) >= 160
     # the side panels keep room at both sizes; the middle gets the most
     sizes = win.splitter.sizes()
     assert min(sizes) >= 200 and sizes[1] > max(sizes[0], sizes[2])

@@ -47,6 +47,25 @@ def _depth(graph: ChainGraph, event_id: int, _seen: frozenset[int] = frozenset()
     return best
 
 
+def direct_links(graph: ChainGraph, event_ids: Sequence[int], rows: Sequence[int],
+                 position: Callable[[int], int | None], allowed: Sequence[bool]
+                 ) -> dict[int, list[int]]:
+    """Row → the allowed index rows of its event's direct chain parents and children (pulse's
+    chain context); rows without such links are left out."""
+    if not graph.links:
+        return {}
+    out: dict[int, list[int]] = {}
+    for row, event_id in zip(rows, event_ids):
+        near = []
+        for other in graph.parents.get(event_id, set()) | graph.children.get(event_id, set()):
+            pos = position(other)
+            if pos is not None and allowed[pos]:
+                near.append(pos)
+        if near:
+            out[row] = sorted(near)
+    return out
+
+
 class ChainCache:
     """Links are loaded once, and again only when a chain link changed (the change log)."""
 

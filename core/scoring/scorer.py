@@ -23,7 +23,7 @@ from core.beliefs import BELIEF_CLASSES, DOMAINS
 from core.embedding.base import Embedder
 from core.errors import PulseError
 from core.scoring import gates
-from core.scoring.chain import ChainCache, ancestors, chain_story, roots_first
+from core.scoring.chain import ChainCache, ancestors, chain_story, direct_links, roots_first
 from core.scoring.dense import DenseScores
 from core.scoring.evidence import Evidence, abstain_reason
 from core.scoring.index import DOMAIN_CODES, EventIndex, IndexCache
@@ -334,21 +334,8 @@ class Scorer:
         return merged, extra
 
     def _chain_links(self, ctx: _Context, rows: np.ndarray) -> dict[int, list[int]]:
-        """Row → the allowed rows of its direct chain parents and children (rows without
-        links are left out)."""
-        graph = self._chains.get(self.conn)
-        if not graph.links:
-            return {}
-        out: dict[int, list[int]] = {}
-        for row, event_id in zip(rows.tolist(), ctx.index.ids[rows].tolist()):
-            near = []
-            for other in (graph.parents.get(event_id, set()) | graph.children.get(event_id, set())):
-                pos = ctx.index.position(other)
-                if pos is not None and ctx.allowed[pos]:
-                    near.append(pos)
-            if near:
-                out[row] = sorted(near)
-        return out
+        return direct_links(self._chains.get(self.conn), ctx.index.ids[rows].tolist(),
+                            rows.tolist(), ctx.index.position, ctx.allowed)
 
     @staticmethod
     def _neighbours(ctx: _Context, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

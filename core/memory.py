@@ -81,7 +81,35 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
         return memory
 
     def close(self) -> None:
+        """Close the file. A large vector index held in memory is first saved as the memory's
+        index snapshot when the one in the file is missing or stale, so the next cold start
+        reads it instead of every row (docs/architecture.md, "The index snapshot"); a memory
+        another program is writing just skips that."""
+        try:
+            self.save_index_snapshot(when_stale=True)
+        except (sqlite3.Error, PulseError):
+            pass
         self.conn.close()
+
+    def save_index_snapshot(self, *, when_stale: bool = False) -> dict[str, Any] | None:
+        """Write the index snapshot of the active model from the index as it is now (loading
+        it first if needed): {"model", "rows", "rev", "bytes"}, or None when nothing was
+        written. `when_stale`: only from an index already in memory, only when it is large
+        and the file's snapshot is missing or more than a few thousand events behind."""
+        from core.scoring import snapshot
+
+        if self.read_only or (when_stale and self._scorer is None):
+            return None
+        cache = self.scorer._indexes
+        model = self.embedding_model
+        if when_stale:
+            held = cache.cached(self.conn, model)
+            if held is None or not snapshot.is_stale(self.conn, model, len(held)):
+                return None
+        with transaction(self.conn):     # the write lock: no write lands between refresh and save
+            index = cache.cached(self.conn, model) if when_stale \
+                else cache.get(self.conn, model)
+            return None if index is None else snapshot.save(self.conn, index)
 
     # -- encryption at rest (docs/privacy.md) --------------------------------------------------
 

@@ -8,8 +8,8 @@ step in its own process, so every peak RSS is that step's:
   full      — load_index(): every row through SQLite and Python (what a cold start did before),
               then the snapshot is written from that index (its cost, the bytes it takes);
   snapshot  — a cold start: Scorer.index() reads the snapshot (nothing changed since);
-  + log     — `--changes` events pinned or tagged after the snapshot (through Memory, so in the
-              change log), then a cold start again: the snapshot plus those rows from the log;
+  + log     — `--changes` events pinned after the snapshot (through Memory, so in the change
+              log), then a cold start again: the snapshot plus those rows from the log;
 and each step's arrays are hashed, so the report says whether the snapshot loads hold exactly
 the rows of a full load of the same memory (the full load is repeated after the changes).
 CPU time (all threads of the process) beside wall time; the page cache is warm (the machine is
@@ -40,19 +40,22 @@ def log(msg: str) -> None:
 
 def digest(index) -> str:
     """A hash of every live row (ids, columns, codes, neighbours as ids): equal for two loads
-    that hold the same rows."""
+    that hold the same rows. Hashed in place, a block at a time (no copy of the index)."""
     import numpy as np
+
+    from core.scoring.quantised import BLOCK
 
     h = hashlib.sha256()
     n = len(index)
     for name in sorted(index._buf):
         if name in ("prev_row", "next_row"):
             rows = getattr(index, name)
-            h.update(np.where(rows >= 0, index.ids[np.maximum(rows, 0)], -1).tobytes())
+            h.update(np.where(rows >= 0, index.ids[np.maximum(rows, 0)], -1))
         elif name != "live":
-            h.update(np.ascontiguousarray(index._buf[name][:n]).tobytes())
+            h.update(np.ascontiguousarray(index._buf[name][:n]))
     if index.codes is not None:
-        h.update(np.ascontiguousarray(index.codes.read(np.arange(n))).tobytes())
+        for b, lo in enumerate(range(0, n, BLOCK)):
+            h.update(np.ascontiguousarray(index.codes.blocks[b][:, : min(BLOCK, n - lo)]))
     return h.hexdigest()
 
 
@@ -65,20 +68,19 @@ def step(path: Path, what: str, changes: int) -> dict:
     if what in ("full", "full-only"):
         wall, cpu, index = timed_both(lambda: load_index(memory.conn, memory.embedding_model))
         out |= {"wall_s": wall / 1000, "cpu_s": cpu / 1000, "rss_mb": peak_rss_mb(),
-                "rows": len(index), "digest": digest(index)}
+                "rows": len(index)}
     if what == "full":
         memory.scorer._indexes._by_model[memory.embedding_model] = index
         wall, cpu, saved = timed_both(memory.save_index_snapshot)
         out |= {"write_wall_s": wall / 1000, "write_cpu_s": cpu / 1000,
                 "snapshot_mb": saved["bytes"] / 2**20, "rss_after_write_mb": peak_rss_mb()}
+    if what in ("full", "full-only"):
+        out["digest"] = digest(index)
     elif what == "change":
-        ids = [r[0] for r in memory.conn.execute(
-            "SELECT id FROM events ORDER BY id LIMIT ?", (changes,))]
-        for i, event_id in enumerate(ids):
-            if i % 2:
-                memory.pin(event_id)
-            else:
-                memory.set_emotions(event_id, {"joy": 0.25 + (i % 7) / 10})
+        ids = [r[0] for r in memory.conn.execute(       # each pin a real change, every run
+            "SELECT id FROM events WHERE user_flag = 0 ORDER BY id LIMIT ?", (changes,))]
+        for event_id in ids:
+            memory.pin(event_id)
         out["changed"] = len(ids)
     elif what == "snapshot":
         cache = memory.scorer._indexes

@@ -166,7 +166,7 @@ def changed_since(conn: sqlite3.Connection, rev: str) -> int | None:
 
 def is_stale(conn: sqlite3.Connection, model: str, rows: int) -> bool:
     """Whether an index of `rows` rows should be snapshotted now."""
-    if rows < SNAPSHOT_ROWS:
+    if rows < SNAPSHOT_ROWS or not _has_table(conn):
         return False
     found = head(conn, model)
     if found is None:

@@ -146,6 +146,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"| {r['events']:,} | full, after the changes |"
               f" {full_after['cpu_s']:.2f} | {full_after['wall_s']:.2f} |"
               f" {full_after['rss_mb']:.0f} | {full_after['rows']:,} | — | |")
+    for r in results:
+        full = r["full"]
         print(f"\n{r['events']:,}: writing the snapshot took {full['write_cpu_s']:.2f} s CPU"
               f" ({full['write_wall_s']:.2f} s wall) and {full['snapshot_mb']:.0f} MB in the file;"
               f" peak RSS of that process {full['rss_after_write_mb']:.0f} MB.")

@@ -89,7 +89,8 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
             self.save_index_snapshot(when_stale=True)
         except (sqlite3.Error, PulseError):
             pass
-        self.conn.close()
+        finally:
+            self.conn.close()
 
     def save_index_snapshot(self, *, when_stale: bool = False) -> dict[str, Any] | None:
         """Write the index snapshot of the active model from the index as it is now (loading
@@ -103,8 +104,9 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
         cache = self.scorer._indexes
         model = self.embedding_model
         if when_stale:
-            held = cache.cached(self.conn, model)
-            if held is None or not snapshot.is_stale(self.conn, model, len(held)):
+            held = cache.held(model)
+            if held is None or len(held) < snapshot.SNAPSHOT_ROWS \
+                    or not snapshot.is_stale(self.conn, model, len(held)):
                 return None
         with transaction(self.conn):     # the write lock: no write lands between refresh and save
             index = cache.cached(self.conn, model) if when_stale \

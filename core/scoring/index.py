@@ -450,6 +450,10 @@ class IndexCache:
         self._by_model[model] = index
         return index
 
+    def held(self, model: str) -> EventIndex | None:
+        """The index of `model` this cache holds, as it is (possibly behind the memory)."""
+        return self._by_model.get(model)
+
     def cached(self, conn: sqlite3.Connection, model: str) -> EventIndex | None:
         """The index of `model` brought to the memory's revision row by row, if this cache
         holds one and the log can tell what changed; None rather than a full load."""

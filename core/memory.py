@@ -96,22 +96,27 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
         """Write the index snapshot of the active model from the index as it is now (loading
         it first if needed): {"model", "rows", "rev", "bytes"}, or None when nothing was
         written. `when_stale`: only from an index already in memory, only when it is large
-        and the file's snapshot is missing or more than a few thousand events behind."""
+        and the file's snapshot did not serve it (missing, unusable) or is more than a few
+        thousand events behind."""
         from core.scoring import snapshot
 
         if self.read_only or (when_stale and self._scorer is None):
             return None
         cache = self.scorer._indexes
         model = self.embedding_model
-        if when_stale:
+        if when_stale:        # stale: the snapshot did not serve this process, or it is behind
             held = cache.held(model)
-            if held is None or len(held) < snapshot.SNAPSHOT_ROWS \
-                    or not snapshot.is_stale(self.conn, model, len(held)):
+            if held is None or len(held) < snapshot.SNAPSHOT_ROWS or not (
+                    model in cache.loaded_in_full
+                    or snapshot.is_stale(self.conn, model, len(held))):
                 return None
         with transaction(self.conn):     # the write lock: no write lands between refresh and save
             index = cache.cached(self.conn, model) if when_stale \
                 else cache.get(self.conn, model)
-            return None if index is None else snapshot.save(self.conn, index)
+            out = None if index is None else snapshot.save(self.conn, index)
+        if out is not None:
+            cache.loaded_in_full.discard(model)
+        return out
 
     # -- encryption at rest (docs/privacy.md) --------------------------------------------------
 

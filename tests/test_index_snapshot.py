@@ -143,7 +143,9 @@ MISMATCHES = {
 
 
 @pytest.mark.parametrize("what", sorted(MISMATCHES))
-def test_a_snapshot_that_does_not_match_is_ignored(path, representation, what) -> None:
+def test_a_snapshot_that_does_not_match_is_ignored(path, representation, what,
+                                                    monkeypatch) -> None:
+    """Ignored, a full load instead; then the next close writes a good one."""
     saved(path)
     with Memory.open(path) as memory:
         memory.pin(event_ids(memory)[2])           # something for the log to carry
@@ -156,6 +158,15 @@ def test_a_snapshot_that_does_not_match_is_ignored(path, representation, what) -
         assert live_rows(index) == live_rows(load_index(memory.conn, memory.embedding_model))
         if what == "dimension":
             assert index.dim == 128
+    monkeypatch.setattr(snapshot, "SNAPSHOT_ROWS", 1)
+    with Memory.open(path) as memory:       # the snapshot did not serve it: close rewrites it
+        memory.scorer.index()
+        assert memory.scorer._indexes.full_loads == 1
+    with Memory.open(path, read_only=True) as memory:
+        cache = IndexCache()
+        index = cache.get(memory.conn, memory.embedding_model)
+        assert (cache.snapshot_loads, cache.full_loads) == (1, 0)
+        assert live_rows(index) == live_rows(load_index(memory.conn, memory.embedding_model))
 
 
 def test_a_snapshot_from_another_file_is_ignored(tmp_path, path, representation) -> None:

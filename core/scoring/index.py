@@ -423,6 +423,7 @@ class IndexCache:
         self.full_loads = 0      # how the index was kept current (bench/index_update.py)
         self.snapshot_loads = 0
         self.refreshes = 0
+        self.loaded_in_full: set[str] = set()    # models the file's snapshot could not serve
 
     def get(self, conn: sqlite3.Connection, model: str) -> EventIndex:
         cached = self._by_model.get(model)
@@ -447,6 +448,7 @@ class IndexCache:
         else:
             index = load_index(conn, model)
             self.full_loads += 1
+            self.loaded_in_full.add(model)
         self._by_model[model] = index
         return index
 

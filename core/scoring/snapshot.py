@@ -46,7 +46,7 @@ CHUNK_BYTES = 16 << 20
 # Indexes of at least this many rows are snapshotted (below it a full load takes < 1.5 s).
 SNAPSHOT_ROWS = 50_000
 # A snapshot is rewritten once more than this many events changed since it: each one is a row
-# re-read at the next cold load (~30 µs), the rewrite costs seconds at 1M.
+# re-read at the next cold load (~0.15-0.2 ms), the rewrite costs seconds at 1M.
 REWRITE_MIN = 2_000
 REWRITE_SHARE = 0.02
 _TOKEN_KEY = "index_snapshot_token"

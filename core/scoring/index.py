@@ -424,6 +424,7 @@ class IndexCache:
         self.snapshot_loads = 0
         self.refreshes = 0
         self.loaded_in_full: set[str] = set()    # models the file's snapshot could not serve
+        self.snapshots = True    # False: a cold start always loads in full (benches compare)
 
     def get(self, conn: sqlite3.Connection, model: str) -> EventIndex:
         cached = self._by_model.get(model)
@@ -442,7 +443,7 @@ class IndexCache:
             del self._by_model[model], cached     # free the old matrix before reading anew
         from core.scoring import snapshot
 
-        index = snapshot.load(conn, model)
+        index = snapshot.load(conn, model) if self.snapshots else None
         if index is not None:
             self.snapshot_loads += 1
         else:

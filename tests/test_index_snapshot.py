@@ -357,19 +357,32 @@ def test_erasure_drops_the_snapshot_from_every_byte(path, representation, monkey
 
 
 def test_a_redaction_drops_the_snapshot(path, monkeypatch) -> None:
-    """A rewrite policy replaces the vectors of the events naming a person: the snapshot,
-    which holds the old ones' codes, goes in the same step."""
+    """A redact policy rewrites the events naming a person and replaces their vectors: the
+    snapshot, which holds the old vectors, goes in the same step, and no piece of an old vector
+    is left in the file or its -wal."""
     monkeypatch.setattr(snapshot, "SNAPSHOT_ROWS", 1)
     with Memory.open(path) as memory:
+        person, event = memory.conn.execute(
+            "SELECT n.id, e.id FROM entities n JOIN events e ON instr(e.title || ' ' ||"
+            " e.description, n.canonical_name) > 0 WHERE n.kind = 'person'"
+            " ORDER BY length(n.canonical_name) DESC, e.id LIMIT 1").fetchone()
+        old = memory.conn.execute("SELECT vector FROM event_embeddings WHERE event_id = ?",
+                                  (event,)).fetchone()[0]
         answers(memory)
         memory.save_index_snapshot()
-        person = memory.conn.execute(
-            "SELECT e.id FROM entities e JOIN event_entities x ON x.entity_id = e.id"
-            " WHERE e.kind = 'person' GROUP BY e.id ORDER BY COUNT(*) DESC LIMIT 1").fetchone()[0]
         assert snapshot.head(memory.conn, memory.embedding_model) is not None
-        memory.set_policy(person, "redact", label="a friend")
+        needle = {"old vector": _pieces(bytes(old))}
+        assert _found(memory_bytes(path), needle) == ["old vector"]
+        memory.set_policy(person, "redact", label="[a friend]")
+        assert memory.conn.execute("SELECT vector FROM event_embeddings WHERE event_id = ?",
+                                   (event,)).fetchone()[0] != old
         assert snapshot.head(memory.conn, memory.embedding_model) is None
         assert memory.conn.execute("SELECT COUNT(*) FROM index_snapshot").fetchone()[0] == 0
+        assert _found(memory_bytes(path), needle) == []
+        answers(memory)
+    with Memory.open(path, read_only=True) as memory:      # the close wrote a new one
+        assert snapshot.head(memory.conn, memory.embedding_model) is not None
+    assert _found(memory_bytes(path), needle) == []
 
 
 def test_an_encrypted_memory_keeps_its_snapshot_encrypted(tmp_path, path, monkeypatch) -> None:

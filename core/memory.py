@@ -110,10 +110,8 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
                     model in cache.loaded_in_full
                     or snapshot.is_stale(self.conn, model, len(held))):
                 return None
-        with transaction(self.conn):     # the write lock: no write lands between refresh and save
-            index = cache.cached(self.conn, model) if when_stale \
-                else cache.get(self.conn, model)
-            out = None if index is None else snapshot.save(self.conn, index)
+        out = snapshot.write(self.conn, (lambda: cache.cached(self.conn, model)) if when_stale
+                             else (lambda: cache.get(self.conn, model)))
         if out is not None:
             cache.loaded_in_full.discard(model)
         return out

@@ -118,8 +118,8 @@ def _edit_head(memory: Memory, change) -> None:
 def _shorten_a_chunk(memory: Memory) -> None:
     """A chunk 8 bytes short whose checksum was updated to match: the size check catches it."""
     memory.conn.execute("UPDATE index_snapshot SET data = substr(data, 1, length(data) - 8)"
-                        " WHERE part = 'ts_days' AND seq = 0")
-    data = memory.conn.execute("SELECT data FROM index_snapshot WHERE part = 'ts_days'"
+                        " WHERE part LIKE '%:ts_days' AND seq = 0")
+    data = memory.conn.execute("SELECT data FROM index_snapshot WHERE part LIKE '%:ts_days'"
                                " AND seq = 0").fetchone()[0]
     import zlib
 
@@ -128,10 +128,11 @@ def _shorten_a_chunk(memory: Memory) -> None:
 
 MISMATCHES = {
     "corrupt chunk": lambda m: m.conn.execute(
-        "UPDATE index_snapshot SET data = randomblob(length(data)) WHERE part = 'emotions'"),
+        "UPDATE index_snapshot SET data = randomblob(length(data))"
+        " WHERE part LIKE '%:emotions'"),
     "short chunk": _shorten_a_chunk,
     "missing chunk": lambda m: m.conn.execute(
-        "DELETE FROM index_snapshot WHERE part = 'floor'"),
+        "DELETE FROM index_snapshot WHERE part LIKE '%:floor'"),
     "other layout": lambda m: _edit_head(m, lambda h: h["layout"].pop("floor")),
     "other format": lambda m: _edit_head(m, lambda h: h.__setitem__("format", 99)),
     "pruned log": lambda m: m.conn.execute(
@@ -354,6 +355,50 @@ def test_erasure_drops_the_snapshot_from_every_byte(path, representation, monkey
         answers(memory)
         assert cold.snapshot_loads == 1
         assert memory.scorer.index().position(victim) is None
+
+
+ERASE = """
+import sys
+from core.memory import Memory
+with Memory.open(sys.argv[1]) as memory:
+    out = memory.forget(f"event:{sys.argv[2]}")
+print(out["vacuumed"])
+"""
+
+
+def test_an_erasure_while_the_snapshot_is_written_wins(path, monkeypatch) -> None:
+    """The snapshot is written a chunk per transaction. Another process erases an event after
+    the first chunks (its vector among them) are in: the write stops, no head names them, and
+    neither the vector nor the emotion of the erased event is in any byte of the files."""
+    with Memory.open(path) as memory:
+        victim = event_ids(memory)[6]
+        memory.set_emotions(victim, {"shame": ODD})
+        answers(memory)
+        index = memory.scorer.index()
+        vector = bytes(index.matrix[index.position(victim)].tobytes())
+        needles = {"vector": _pieces(vector), "emotion": re.escape(_le_float(ODD))}
+        chunks, written = snapshot._chunks, []
+
+        def erase_midway(index):
+            for item in chunks(index):
+                if item[0] == "scale":            # ids and matrix are in the file by now
+                    written.extend(memory.conn.execute(
+                        "SELECT part FROM index_snapshot").fetchall())
+                    proc = subprocess.run([sys.executable, "-c", ERASE, str(path), str(victim)],
+                                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+                    assert proc.returncode == 0, proc.stderr
+                yield item
+
+        monkeypatch.setattr(snapshot, "_chunks", erase_midway)
+        assert memory.save_index_snapshot() is None
+        assert any(str(p[0]).endswith(":matrix") for p in written)
+        assert snapshot.head(memory.conn, memory.embedding_model) is None
+        assert memory.conn.execute("SELECT COUNT(*) FROM index_snapshot").fetchone()[0] == 0
+        assert _found(memory_bytes(path), needles) == []
+        monkeypatch.setattr(snapshot, "_chunks", chunks)
+        assert memory.save_index_snapshot() is not None      # from the index without it
+        assert memory.scorer.index().position(victim) is None
+    assert _found(memory_bytes(path), needles) == []
 
 
 def test_a_redaction_drops_the_snapshot(path, monkeypatch) -> None:

@@ -30,15 +30,17 @@ from __future__ import annotations
 import json
 import secrets
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
+from core.errors import PulseError
 from core.scoring import index as index_module
 from core.scoring.changelog import RELOAD_SHARE, changes_since, current_rev
 from core.scoring.index import EventIndex
 from core.scoring.quantised import BLOCK
+from core.store.commands import transaction
 from core.store.sqlite import sqlite3
 
 FORMAT = 1
@@ -50,6 +52,7 @@ SNAPSHOT_ROWS = 50_000
 REWRITE_MIN = 2_000
 REWRITE_SHARE = 0.02
 _TOKEN_KEY = "index_snapshot_token"
+_EPOCH_KEY = "index_snapshot_epoch"     # bumped by every drop() (erasure, redaction)
 
 
 def layout(index: EventIndex) -> dict[str, list[Any]]:
@@ -100,39 +103,90 @@ def fresh_like(index: EventIndex) -> bool:
         (index._float_width == index.dim) == keep_float
 
 
-def save(conn: sqlite3.Connection, index: EventIndex) -> dict[str, Any] | None:
-    """Replace the snapshot of the index's model. The caller holds the write transaction and
-    has brought the index to the memory's current revision (Memory.save_index_snapshot).
-    None when the index does not hold its vectors as a fresh load would (fresh_like)."""
-    if not len(index) or not fresh_like(index):
-        return None
-    conn.execute("DELETE FROM index_snapshot")        # other models' too: only one is active
+def write(conn: sqlite3.Connection, current: Callable[[], EventIndex | None]
+          ) -> dict[str, Any] | None:
+    """Replace the snapshot with the index `current()` returns (called inside a write
+    transaction, so it is brought to the memory's revision with no write in between):
+    {"model", "rows", "rev", "bytes"}, or None when nothing was written — no index, one that
+    does not hold its vectors as a fresh load would (fresh_like), or an erasure in between.
+
+    Each chunk is its own short write transaction under a new generation, so other processes'
+    writes go on between them; the head naming the generation is written last, with the old
+    one's rows deleted, so a reader sees the old snapshot or the new one, never a mix. An
+    erasure bumps the epoch (drop()): a chunk is written only while the epoch is the one read
+    with the index, so no value the erasure removed is written after it (the chunks written
+    before it were deleted by its drop() and VACUUM)."""
+    with transaction(conn):
+        index = current()
+        if index is None or not len(index) or not fresh_like(index):
+            return None
+        epoch = _epoch(conn)
+    generation = secrets.token_hex(8)
     crcs: dict[str, list[int]] = {}
     size = 0
-    for part, seq, data in _chunks(index):
-        crcs.setdefault(part, []).append(zlib.crc32(data))
-        size += data.nbytes
-        conn.execute("INSERT INTO index_snapshot (model, part, seq, data) VALUES (?, ?, ?, ?)",
-                     (index.model, part, seq, data))
-    token = secrets.token_hex(16)
-    head = {"format": FORMAT, "model": index.model, "dim": index.dim, "rows": len(index),
-            "rev": index.rev, "token": token, "quantised": index.codes is not None,
-            "float_width": index._float_width, "layout": layout(index),
-            "kind_codes": index.kind_codes, "crc": crcs}
-    conn.execute("INSERT INTO index_snapshot (model, part, seq, data) VALUES (?, 'head', 0, ?)",
-                 (index.model, json.dumps(head, sort_keys=True).encode()))
-    conn.execute("INSERT OR REPLACE INTO pulse_meta (key, value) VALUES (?, ?)",
-                 (_TOKEN_KEY, token))
+    done = False
+    try:
+        for part, seq, data in _chunks(index):
+            with transaction(conn):
+                if _epoch(conn) != epoch:
+                    return None
+                conn.execute("INSERT INTO index_snapshot (model, part, seq, data)"
+                             " VALUES (?, ?, ?, ?)", (index.model, f"{generation}:{part}", seq,
+                                                      data))
+            crcs.setdefault(part, []).append(zlib.crc32(data))
+            size += data.nbytes
+        token = secrets.token_hex(16)
+        head = {"format": FORMAT, "model": index.model, "dim": index.dim, "rows": len(index),
+                "rev": index.rev, "token": token, "generation": generation,
+                "quantised": index.codes is not None, "float_width": index._float_width,
+                "layout": layout(index), "kind_codes": index.kind_codes, "crc": crcs}
+        with transaction(conn):
+            lo, hi = f"{generation}:", f"{generation};"
+            mine = conn.execute("SELECT COUNT(*) FROM index_snapshot WHERE model = ? AND"
+                                " part >= ? AND part < ?", (index.model, lo, hi)).fetchone()[0]
+            if _epoch(conn) != epoch or mine != sum(len(c) for c in crcs.values()):
+                return None           # erased in between, or another writer's flip took ours
+            conn.execute("DELETE FROM index_snapshot WHERE NOT (model = ? AND part >= ?"
+                         " AND part < ?)", (index.model, lo, hi))
+            conn.execute("INSERT INTO index_snapshot (model, part, seq, data)"
+                         " VALUES (?, 'head', 0, ?)",
+                         (index.model, json.dumps(head, sort_keys=True).encode()))
+            conn.execute("INSERT OR REPLACE INTO pulse_meta (key, value) VALUES (?, ?)",
+                         (_TOKEN_KEY, token))
+            done = True
+    finally:
+        if not done:
+            _forget_generation(conn, index.model, generation)
     return {"model": index.model, "rows": len(index), "rev": index.rev, "bytes": size}
 
 
+def _forget_generation(conn: sqlite3.Connection, model: str, generation: str) -> None:
+    """Remove the chunks of an unfinished write (best effort: the next write or drop() removes
+    whatever is left, and no head ever names them)."""
+    try:
+        with transaction(conn):
+            conn.execute("DELETE FROM index_snapshot WHERE model = ? AND part >= ? AND part < ?",
+                         (model, f"{generation}:", f"{generation};"))
+    except (sqlite3.Error, PulseError):
+        pass
+
+
+def _epoch(conn: sqlite3.Connection) -> str:
+    row = conn.execute("SELECT value FROM pulse_meta WHERE key = ?", (_EPOCH_KEY,)).fetchone()
+    return "0" if row is None else str(row[0])
+
+
 def drop(conn: sqlite3.Connection) -> int:
-    """Remove every snapshot (erasure, redaction): returns how many chunks went. The caller's
-    connection has secure_delete on and compacts the file afterwards."""
+    """Remove every snapshot, and every chunk of one being written (erasure, redaction; inside
+    the caller's transaction): returns how many chunks went. Bumps the epoch, so a write that
+    read its index before this stops. The caller's connection has secure_delete on and
+    compacts the file afterwards."""
     if not _has_table(conn):
         return 0
     gone = conn.execute("DELETE FROM index_snapshot").rowcount
     conn.execute("DELETE FROM pulse_meta WHERE key = ?", (_TOKEN_KEY,))
+    conn.execute("INSERT OR REPLACE INTO pulse_meta (key, value) VALUES (?, ?)",
+                 (_EPOCH_KEY, str(int(_epoch(conn)) + 1)))
     return max(gone, 0)
 
 
@@ -207,9 +261,11 @@ def _load(conn: sqlite3.Connection, model: str, found: dict[str, Any]) -> EventI
     if {part: len(crcs) for part, crcs in found["crc"].items()} != expected:
         return None
     seen = {part: 0 for part in expected}
-    for part, seq, data in conn.execute(
-            "SELECT part, seq, data FROM index_snapshot WHERE model = ? AND part != 'head'"
-            " ORDER BY part, seq", (model,)):
+    generation = str(found["generation"])
+    for named, seq, data in conn.execute(
+            "SELECT part, seq, data FROM index_snapshot WHERE model = ? AND part >= ?"
+            " AND part < ? ORDER BY part, seq", (model, f"{generation}:", f"{generation};")):
+        part = named[len(generation) + 1:]
         if part not in expected or seq != seen[part] or seq >= expected[part] \
                 or zlib.crc32(data) != found["crc"][part][seq]:
             return None

@@ -110,9 +110,11 @@ def write(conn: sqlite3.Connection, current: Callable[[], EventIndex | None]
     {"model", "rows", "rev", "bytes"}, or None when nothing was written — no index, one that
     does not hold its vectors as a fresh load would (fresh_like), or an erasure in between.
 
-    Each chunk is its own short write transaction under a new generation, so other processes'
-    writes go on between them; the head naming the generation is written last, with the old
-    one's rows deleted, so a reader sees the old snapshot or the new one, never a mix. An
+    The old snapshot's head goes first (from then on a cold start loads in full until the new
+    head is in), then its chunks, one per transaction, so the new chunks reuse their pages and
+    the file grows by one snapshot, not two. Each new chunk is its own short write transaction
+    under a new generation, so other processes' writes go on between them; the head naming the
+    generation is written last, with any other rows deleted, so a reader never sees a mix. An
     erasure bumps the epoch (drop()): a chunk is written only while the epoch is the one read
     with the index, so no value the erasure removed is written after it (the chunks written
     before it were deleted by its drop() and VACUUM)."""
@@ -121,6 +123,10 @@ def write(conn: sqlite3.Connection, current: Callable[[], EventIndex | None]
         if index is None or not len(index) or not fresh_like(index):
             return None
         epoch = _epoch(conn)
+        conn.execute("DELETE FROM index_snapshot WHERE part = 'head'")
+    for (rowid,) in conn.execute("SELECT rowid FROM index_snapshot").fetchall():
+        with transaction(conn):       # the old chunks first, so the new ones reuse their pages
+            conn.execute("DELETE FROM index_snapshot WHERE rowid = ?", (rowid,))
     generation = secrets.token_hex(8)
     crcs: dict[str, list[int]] = {}
     size = 0

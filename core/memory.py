@@ -81,7 +81,40 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
         return memory
 
     def close(self) -> None:
-        self.conn.close()
+        """Close the file. A large vector index held in memory is first saved as the memory's
+        index snapshot when the one in the file is missing or stale, so the next cold start
+        reads it instead of every row (docs/architecture.md, "The index snapshot"); a memory
+        another program is writing just skips that."""
+        try:
+            self.save_index_snapshot(when_stale=True)
+        except (sqlite3.Error, PulseError):
+            pass
+        finally:
+            self.conn.close()
+
+    def save_index_snapshot(self, *, when_stale: bool = False) -> dict[str, Any] | None:
+        """Write the index snapshot of the active model from the index as it is now (loading
+        it first if needed): {"model", "rows", "rev", "bytes"}, or None when nothing was
+        written. `when_stale`: only from an index already in memory, only when it is large
+        and the file's snapshot did not serve it (missing, unusable) or is more than a few
+        thousand events behind."""
+        from core.scoring import snapshot
+
+        if self.read_only or (when_stale and self._scorer is None):
+            return None
+        cache = self.scorer._indexes
+        model = self.embedding_model
+        if when_stale:        # stale: the snapshot did not serve this process, or it is behind
+            held = cache.held(model)
+            if held is None or len(held) < snapshot.SNAPSHOT_ROWS or not (
+                    model in cache.loaded_in_full
+                    or snapshot.is_stale(self.conn, model, len(held))):
+                return None
+        out = snapshot.write(self.conn, (lambda: cache.cached(self.conn, model)) if when_stale
+                             else (lambda: cache.get(self.conn, model)))
+        if out is not None:
+            cache.loaded_in_full.discard(model)
+        return out
 
     # -- encryption at rest (docs/privacy.md) --------------------------------------------------
 

@@ -1,7 +1,9 @@
 """The vector index updates in place (core/scoring/index.py, the change log of migration 010):
 after any sequence of writes — belief edits, pins, emotions, text edits, chain links, new
 events, erasure, undo — a scorer that kept its index and read only the changed rows answers
-exactly as one that loads the memory afresh; and it did so without a full reload. Another
+exactly as one that loads the memory afresh; and it did so without a full reload. So does a
+cold start from the index snapshot saved before those writes plus the log since
+(core/scoring/snapshot.py), unless an erasure dropped it. Another
 process's writes are picked up the same way (a real second process)."""
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from hypothesis import strategies as st
 from core.errors import PulseError
 from core.memory import Memory
 from core.scoring import index as index_module
+from core.scoring import snapshot
 from core.scoring.index import load_index
+from core.store.commands import transaction
 from tests.conftest import NOW
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -137,6 +141,7 @@ def test_in_place_index_equals_a_fresh_load(tmp_path_factory, demo_db, represent
     shutil.copy(demo_db, path)
     with Memory.open(path) as memory:
         answers(memory)                       # the index is loaded once, here
+        assert memory.save_index_snapshot() is not None   # and saved in the file
         cache = memory.scorer._indexes
         for op, a, b, query_now in steps:
             apply(memory, op, a, b)
@@ -147,8 +152,17 @@ def test_in_place_index_equals_a_fresh_load(tmp_path_factory, demo_db, represent
         assert (kept_index.codes is not None) == (representation == "int8")
         kept_rows = live_rows(kept_index)
         assert cache.full_loads == 1, "a write forced a full reload"
+    with Memory.open(path) as cold:           # a cold start: the snapshot and the log since
+        assert answers(cold) == kept
+        has_snapshot = snapshot.head(cold.conn, cold.embedding_model) is not None
+        assert has_snapshot or any(op == "forget" for op, *_ in steps)   # erasure drops it
+        assert cold.scorer._indexes.snapshot_loads == int(has_snapshot)
+        assert live_rows(cold.scorer.index()) == kept_rows
+        with transaction(cold.conn):
+            snapshot.drop(cold.conn)
     with Memory.open(path) as fresh:
         assert answers(fresh) == kept
+        assert fresh.scorer._indexes.full_loads == 1
         assert live_rows(load_index(fresh.conn, fresh.embedding_model)) == kept_rows
 
 

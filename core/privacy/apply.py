@@ -33,6 +33,7 @@ from core.privacy.policy import (
     resolve_entity,
     rewrite_for,
 )
+from core.scoring import snapshot as index_snapshot
 from core.store import journal, records
 from core.store.changes import row_dict
 from core.store.commands import execute, transaction
@@ -136,6 +137,7 @@ def _rewrite(memory: Any, person: Person, update: dict[str, Any], info: dict[str
         _rewrite_bookkeeping(conn, person, rewrite)
         conn.execute("INSERT INTO events_fts(events_fts) VALUES('rebuild')")
         conn.execute("INSERT INTO facts_fts(facts_fts) VALUES('rebuild')")
+        index_snapshot.drop(conn)       # it holds the codes of the vectors just replaced
     erasure.compact(conn)
     path = getattr(memory, "path", None)
     copies = sorted(str(p) for p in Path(path).parent.glob(f"{Path(path).name}.bak-*")) \

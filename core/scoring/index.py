@@ -414,12 +414,17 @@ def neighbours(obs_id: np.ndarray, kind: np.ndarray, obs_days: np.ndarray
 
 class IndexCache:
     """Keeps the index of each model current: when the memory's revision moves (a write here or
-    in another process) the changed rows are read again, not the whole index."""
+    in another process) the changed rows are read again, not the whole index. A cold start
+    reads the snapshot kept in the memory file, if there is a usable one, and the log since
+    (core/scoring/snapshot.py); else it loads every row."""
 
     def __init__(self) -> None:
         self._by_model: dict[str, EventIndex] = {}
         self.full_loads = 0      # how the index was kept current (bench/index_update.py)
+        self.snapshot_loads = 0
         self.refreshes = 0
+        self.loaded_in_full: set[str] = set()    # models the file's snapshot could not serve
+        self.snapshots = True    # False: a cold start always loads in full (benches compare)
 
     def get(self, conn: sqlite3.Connection, model: str) -> EventIndex:
         cached = self._by_model.get(model)
@@ -436,10 +441,39 @@ class IndexCache:
                 self._by_model.pop(model, None)
                 raise
             del self._by_model[model], cached     # free the old matrix before reading anew
-        index = load_index(conn, model)
+        from core.scoring import snapshot
+
+        index = snapshot.load(conn, model) if self.snapshots else None
+        if index is not None:
+            self.snapshot_loads += 1
+        else:
+            index = load_index(conn, model)
+            self.full_loads += 1
+            self.loaded_in_full.add(model)
         self._by_model[model] = index
-        self.full_loads += 1
         return index
+
+    def held(self, model: str) -> EventIndex | None:
+        """The index of `model` this cache holds, as it is (possibly behind the memory)."""
+        return self._by_model.get(model)
+
+    def cached(self, conn: sqlite3.Connection, model: str) -> EventIndex | None:
+        """The index of `model` brought to the memory's revision row by row, if this cache
+        holds one and the log can tell what changed; None rather than a full load."""
+        index = self._by_model.get(model)
+        if index is None or index.rev == current_rev(conn):
+            return index
+        changes = changes_since(conn, index.rev, limit=max(1000, int(RELOAD_SHARE * len(index))))
+        if changes is None:
+            return None
+        try:
+            if index.refresh(conn, changes):
+                self.refreshes += 1
+                return index
+        except BaseException:
+            self._by_model.pop(model, None)
+            raise
+        return None
 
     def clear(self) -> None:
         self._by_model.clear()

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import PulseError
+from core.scoring import snapshot as index_snapshot
 from core.store import journal
 from core.store.changes import decode_value, table_keys
 from core.store.commands import execute, transaction
@@ -302,6 +303,7 @@ def forget(memory: Any, refs: str | Sequence[str], *, cascade: bool = False,
                       extra={"forget": info, **(extra or {})})
         conn.execute("INSERT INTO events_fts(events_fts) VALUES('rebuild')")
         conn.execute("INSERT INTO facts_fts(facts_fts) VALUES('rebuild')")
+        index_snapshot.drop(conn)       # it holds the erased events' codes, times, emotions
     truncated = compact(conn) if vacuum else False
     path = getattr(memory, "path", None)
     copies = sorted(str(p) for p in Path(path).parent.glob(f"{Path(path).name}.bak-*")) \

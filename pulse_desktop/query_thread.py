@@ -29,15 +29,16 @@ def query_pool() -> QThreadPool:
     return _query_pool
 
 
-def thread_memory(path: str | Path):
-    """This thread's read-only Memory on `path` (reopened when the path or file changes)."""
+def thread_memory(path: str | Path, *, read_only: bool = True):
+    """This thread's Memory on `path`, read-only unless asked (reopened when the path or file
+    changes)."""
     from core.memory import Memory
 
     path = Path(path)
     try:
-        stamp = (str(path.resolve()), path.stat().st_ino)
+        stamp = (str(path.resolve()), path.stat().st_ino, read_only)
     except OSError:
-        stamp = (str(path), None)
+        stamp = (str(path), None, read_only)
     cached = getattr(_local, "memory", None)
     if cached is not None and getattr(_local, "stamp", None) == stamp:
         return cached
@@ -47,7 +48,7 @@ def thread_memory(path: str | Path):
         except Exception:  # noqa: BLE001
             pass
         _local.memory = None
-    memory = Memory.open(path, read_only=True)
+    memory = Memory.open(path, read_only=read_only)
     _local.memory, _local.stamp = memory, stamp
     return memory
 

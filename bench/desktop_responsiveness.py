@@ -228,6 +228,12 @@ def run(db: Path, targets: int, log) -> dict:
     per_kind: dict[str, list[float]] = {}
     lifted = 0
     missed: list[str] = []
+    profile = None
+    if os.environ.get("PULSE_BENCH_PROFILE"):      # where the UI thread's time goes
+        import cProfile
+
+        profile = cProfile.Profile()
+        profile.enable()
     beat.start()
     series_start = time.perf_counter()
     for kind, event_id in plan:
@@ -252,6 +258,11 @@ def run(db: Path, targets: int, log) -> dict:
         spin(app, 0.15)      # a person's next click comes later than this
     series_s = time.perf_counter() - series_start
     gaps = beat.stop()
+    if profile is not None:
+        import pstats
+
+        profile.disable()
+        pstats.Stats(profile, stream=sys.stderr).sort_stats("cumulative").print_stats(40)
     gap_wall = [g for _, g, _ in gaps]
     gap_cpu = [c for _, _, c in gaps]
     worst = sorted(gaps, key=lambda g: -g[1])[:5]
@@ -292,7 +303,7 @@ def memory_events(db: Path) -> int:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--events", type=int, default=100_000)
-    ap.add_argument("--targets", type=int, default=8,
+    ap.add_argument("--targets", type=int, default=12,
                     help="events edited (half by the button, half by three editors each)")
     ap.add_argument("--idle", type=float, default=0, metavar="SECONDS",
                     help="first run the heartbeat idle for this long (machine noise)")

@@ -262,7 +262,9 @@ def run(db: Path, targets: int, log) -> dict:
         import pstats
 
         profile.disable()
-        pstats.Stats(profile, stream=sys.stderr).sort_stats("cumulative").print_stats(40)
+        stats = pstats.Stats(profile, stream=sys.stderr)
+        stats.sort_stats("cumulative").print_stats(40)
+        stats.sort_stats("tottime").print_stats(25)
     gap_wall = [g for _, g, _ in gaps]
     gap_cpu = [c for _, _, c in gaps]
     worst = sorted(gaps, key=lambda g: -g[1])[:5]
@@ -344,6 +346,11 @@ def main() -> int:
               f"{out['edits']}; missed: {out['missed'] or 'none'}; refusals: "
               f"{out['refusals'] or 'none'}")
         print(f"  worst gaps: {out['worst_gaps']}")
+        if "idle_gap_ms" in out:
+            i = out["idle_gap_ms"]
+            print(f"  idle heartbeat first ({out['idle_s']:g} s, nothing happening): p50 "
+                  f"{i['p50']} p95 {i['p95']} max {i['max']} ms")
+        print(f"  window opened in {out['open_s']} s ({out['open_cpu_s']} s CPU)")
     return 0 if out["stall_target_met"] and out["rerank_target_met"] else 1
 
 

@@ -79,6 +79,7 @@ class ItemList(QAbstractListModel):
     def __init__(self, marks: dict[str, tuple[str, str, str]], parent=None) -> None:
         super().__init__(parent)
         self.items: list[tuple[int, str, str, str]] = []
+        self._rows: dict[int, int] | None = None     # id → row, built on first use
         self.marks = marks            # mark → (letter, colour, name)
         self._icons: dict[str, QIcon] = {}
 
@@ -91,6 +92,7 @@ class ItemList(QAbstractListModel):
     def set_items(self, items: list[tuple[int, str, str, str]]) -> None:
         self.beginResetModel()
         self.items = items
+        self._rows = None
         self.endResetModel()
 
     def set_item(self, row: int, item: tuple[int, str, str, str]) -> None:
@@ -120,10 +122,9 @@ class ItemList(QAbstractListModel):
         return None
 
     def row_of(self, item_id: int) -> int | None:
-        for i, item in enumerate(self.items):
-            if item[0] == item_id:
-                return i
-        return None
+        if self._rows is None:      # built once per fill: 20,000 rows are scanned only then
+            self._rows = {item[0]: i for i, item in enumerate(self.items)}
+        return self._rows.get(item_id)
 
     def ids(self) -> list[int]:
         return [item[0] for item in self.items]
@@ -395,7 +396,7 @@ class NavigatorView(QWidget):
         wanted = set(ids)
         if memory is None or not wanted:
             return
-        rows = {item[0]: n for n, item in enumerate(self.events.items) if item[0] in wanted}
+        rows = {i: n for i in wanted if (n := self.events.row_of(i)) is not None}
         if not rows:
             return
         marks = ",".join("?" * len(rows))

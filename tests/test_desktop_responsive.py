@@ -218,3 +218,21 @@ def test_own_writer_thread_writes_are_not_another_programs(qtbot, session, belie
     assert refreshed == [] and resets == []
     assert session.marks[0] == session.memory.change_marks()[0]
     live.shutdown()
+
+
+def test_the_query_thread_keeps_its_memory_between_questions(qtbot, session):
+    """A pool thread is not made by Python: a threading.local there is dropped after every job,
+    and the Memory (with its vector index) was opened again for every question."""
+    from pulse_desktop.query_thread import run_query
+
+    seen: list[tuple[int, int]] = []
+
+    def ask() -> None:
+        with qtbot.waitSignal(session.message, timeout=60_000):
+            run_query(session.path, lambda m: (id(m), id(m.scorer.index())),
+                      lambda got: (seen.append(got), session.message.emit("done")),
+                      lambda text: session.message.emit(text))
+
+    ask()
+    ask()
+    assert len(seen) == 2 and seen[0] == seen[1]

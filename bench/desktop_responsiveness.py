@@ -236,9 +236,13 @@ def run(db: Path, targets: int, log) -> dict:
         profile.enable()
     beat.start()
     series_start = time.perf_counter()
+    spans: list[tuple[str, float, float]] = []      # (kind, from the click, to the next click)
     for kind, event_id in plan:
         before = len(outputs)
         t0, c0, p0 = time.perf_counter(), time.thread_time(), time.process_time()
+        if spans:
+            spans[-1] = (spans[-1][0], spans[-1][1], t0)
+        spans.append((kind, t0, float("inf")))
         act(kind, event_id)
         handler_wall.append((time.perf_counter() - t0) * 1000)
         handler_cpu.append((time.thread_time() - c0) * 1000)
@@ -266,6 +270,10 @@ def run(db: Path, targets: int, log) -> dict:
         stats.sort_stats("cumulative").print_stats(40)
         stats.sort_stats("tottime").print_stats(25)
     gap_wall = [g for _, g, _ in gaps]
+    by_kind: dict[str, list[tuple[float, float]]] = {}     # each gap, under the edit it fell in
+    for at, g, c in gaps:
+        kind = next((k for k, a, b in spans if a <= at < b), "before the first edit")
+        by_kind.setdefault(kind, []).append((g, c))
     gap_cpu = [c for _, _, c in gaps]
     worst = sorted(gaps, key=lambda g: -g[1])[:5]
     after_top10 = [int(r["id"]) for r in outputs[-1][2]["results"]]
@@ -281,6 +289,10 @@ def run(db: Path, targets: int, log) -> dict:
         "gaps_over_50ms": sum(1 for g in gap_wall if g > 50),
         "worst_gaps": [{"at_s": round(at - series_start, 2), "gap_ms": round(g, 1),
                         "ui_cpu_ms": round(c, 1)} for at, g, c in worst],
+        "stall_by_kind": {k: {"max_gap_ms": round(max(g for g, _ in v), 1),
+                              "max_gap_ui_cpu_ms": round(max(c for _, c in v), 1),
+                              "gaps_over_100ms": sum(1 for g, _ in v if g > 100)}
+                          for k, v in by_kind.items()},
         "handler_ms": summary(handler_wall), "handler_ui_cpu_ms": summary(handler_cpu),
         "rerank_ms": summary(rerank_wall), "rerank_process_cpu_ms": summary(rerank_cpu),
         "rerank_ms_by_kind": {k: summary(v) for k, v in per_kind.items()},
@@ -346,6 +358,7 @@ def main() -> int:
               f"{out['edits']}; missed: {out['missed'] or 'none'}; refusals: "
               f"{out['refusals'] or 'none'}")
         print(f"  worst gaps: {out['worst_gaps']}")
+        print(f"  by kind of edit (pin selects a new row first): {out['stall_by_kind']}")
         if "idle_gap_ms" in out:
             i = out["idle_gap_ms"]
             print(f"  idle heartbeat first ({out['idle_s']:g} s, nothing happening): p50 "

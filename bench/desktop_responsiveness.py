@@ -36,7 +36,6 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import sys
 import tempfile
 import time
@@ -126,7 +125,7 @@ def run(db: Path, targets: int, log) -> dict:
     from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QMessageBox, QToolButton
 
     from pulse_desktop.app import make_app
-    from pulse_desktop.beliefs_model import COL_CLASS, COL_FLOOR, COL_PINNED, COL_TITLE
+    from pulse_desktop.beliefs_model import COL_CLASS, COL_FLOOR, COL_PINNED
     from pulse_desktop.main_window import MainWindow
 
     app = make_app()
@@ -248,8 +247,8 @@ def run(db: Path, targets: int, log) -> dict:
         handler_cpu.append((time.thread_time() - c0) * 1000)
         # the row shows the edit, and a question asked after the click has answered (the
         # playground asks again only once the edit has committed)
-        ok = wait(app, lambda: committed(kind, event_id) and len(outputs) > before
-                  and outputs[-1][3] > t0, 30)
+        ok = wait(app, lambda k=kind, e=event_id, n=before, t=t0: committed(k, e)
+                  and len(outputs) > n and outputs[-1][3] > t, 30)
         if not ok:
             missed.append(f"{kind} {event_id}")
             continue

@@ -55,6 +55,7 @@ from pulse_desktop.playground_results import (  # noqa: F401  (tests import them
     FactorBarDelegate,
     ResultsModel,
     factor_pieces,
+    gates_text,
 )
 from pulse_desktop.query_thread import run_job, run_query  # noqa: F401  (older imports)
 from pulse_desktop.table_fit import FitOnResize
@@ -497,7 +498,7 @@ class PlaygroundView(QWidget):
         self.abstain_label.setText(
             f"Nothing relevant — {reason}. A companion would say it does not remember; untick "
             "“Say ‘nothing relevant’” to rank anyway." if out.get("abstained") else "")
-        self.gates_label.setText(self._gates_text(out))
+        self.gates_label.setText(gates_text(out))
 
     @staticmethod
     def _caption(out: dict[str, Any]) -> str:
@@ -506,21 +507,6 @@ class PlaygroundView(QWidget):
             return "Nothing relevant"
         n = len(out["results"])
         return f"{n} result{'s' if n != 1 else ''}"
-
-    @staticmethod
-    def _gates_text(out: dict[str, Any]) -> str:
-        """Which boosts could switch on, in words, and what was searched for."""
-        g = out.get("gates") or {}
-        searched = out.get("effective_query", out.get("query"))
-        if not g:
-            return f"No boosts with this scorer · effective query: {searched!r}"
-        state = g.get("state")
-        parts = ["feelings: on" if g.get("emotion") else "feelings: off",
-                 f"body: {state}" if state else "body: off",
-                 f"a date {g['date_ref_days']:g} days back" if g.get("date_ref_days")
-                 is not None else "no date named",
-                 f"hint {g['hint']!r}" if g.get("hint") else "no hint"]
-        return "Boosts — " + " · ".join(parts) + f" · effective query: {searched!r}"
 
     def _all_terms(self, on: bool) -> None:
         """Every term as a column: the list keeps natural widths and scrolls sideways."""

@@ -27,7 +27,8 @@ Measured, each over the whole series:
         bench/desktop_responsiveness.py [--events 100000] [--targets 8] [--json]
 
 `--idle SECONDS` first runs the heartbeat with nothing happening (what the shared machine alone
-does to it). The working copy is deleted afterwards; the cached file is never written.
+does to it); PULSE_BENCH_PROFILE=1 prints where the UI thread's time went (cProfile over the
+series). The working copy is deleted afterwards; the cached file is never written.
 """
 
 from __future__ import annotations

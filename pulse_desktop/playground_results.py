@@ -392,3 +392,11 @@ def gates_text(out: dict[str, Any]) -> str:
              is not None else "no date named",
              f"hint {g['hint']!r}" if g.get("hint") else "no hint"]
     return "Boosts — " + " · ".join(parts) + f" · effective query: {searched!r}"
+
+
+def caption(out: dict[str, Any]) -> str:
+    # which scorer is shown is what the toggle beside says (a longer caption was cut)
+    if out.get("abstained"):
+        return "Nothing relevant"
+    n = len(out["results"])
+    return f"{n} result{'s' if n != 1 else ''}"

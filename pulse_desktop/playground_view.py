@@ -54,6 +54,7 @@ from pulse_desktop.playground_results import (  # noqa: F401  (tests import them
     RAW_ROLE,
     FactorBarDelegate,
     ResultsModel,
+    caption,
     factor_pieces,
     gates_text,
 )
@@ -399,9 +400,15 @@ class PlaygroundView(QWidget):
         path = self.session.path
         scorer = options["scorer"]
 
+        # A re-run after a change shows the chosen scorer's list first and the compared one
+        # after it (half the wait for the new ranks); a question asked by hand shows both at once.
+        compare_later = compare_options if rerun else None
+        shown_compare = self.compare_output      # its ▲▼ until the new one comes
+
         def work(memory):
             out = memory.retrieve(query, **options)
-            other = memory.retrieve(query, **compare_options) if compare_options else None
+            other = memory.retrieve(query, **compare_options) \
+                if compare_options and not compare_later else shown_compare
             return out, other
 
         self._in_flight = True
@@ -411,8 +418,20 @@ class PlaygroundView(QWidget):
         else:
             self.run_button.setEnabled(False)
             self._say(f"Asking ({SCORER_SHORT.get(scorer, scorer)})…")
-        run_query(path, work, lambda res: self._query_done(generation, query, res, rerun),
+        run_query(path, work,
+                  lambda res: self._query_done(generation, query, res, rerun, compare_later),
                   lambda text: self._query_failed(generation, text))
+
+    def _compare_done(self, generation: int, other: dict[str, Any]) -> None:
+        if generation != self._generation:
+            return
+        self.compare_output = other
+        self._show_toggle(other)
+        if self.showing == "other":
+            self.show_main.setChecked(False)
+            self.show_other.setChecked(True)
+        self._fill()
+        self._settled()
 
     def _settled(self) -> bool:
         """A query ended: start the re-run a change asked for meanwhile (True if started)."""
@@ -432,7 +451,7 @@ class PlaygroundView(QWidget):
             self._fail(text)
 
     def _query_done(self, generation: int, query: str, res: tuple[dict, dict | None],
-                    rerun: bool = False) -> None:
+                    rerun: bool = False, compare_later: dict[str, Any] | None = None) -> None:
         asked_at = self._asked_at.pop(generation, None)
         if generation != self._generation:
             return  # a newer query was started; drop this one
@@ -440,8 +459,11 @@ class PlaygroundView(QWidget):
         self.shown_asked_at = asked_at
         out, other = res
         self.output, self.compare_output = out, other
-        self.showing = "main"
+        if not rerun:
+            self.showing = "main"
         self._show_toggle(other)
+        if self.showing == "other" and other is not None:
+            self.show_other.setChecked(True)
         self._fill()
         self.copy_button.setEnabled(True)
         n = len(out["results"])
@@ -457,9 +479,15 @@ class PlaygroundView(QWidget):
                       f"{out['now'][:16].replace('T', ' ')} UTC)" if n else
                       f"No results for {query!r}: nothing in the allowed domains.")
         self.resultsReady.emit(out)
+        if compare_later is not None:       # the compared list (its ▲▼) follows; in flight
+            run_query(self.session.path,
+                      lambda memory: memory.retrieve(query, **compare_later),
+                      lambda other: self._compare_done(generation, other),
+                      lambda text: self._query_failed(generation, text))
         if self.explain_edit.text().strip():
             self.explain_event()            # Explain follows every question
-        self._settled()
+        if compare_later is None:
+            self._settled()
 
     def _show_toggle(self, other: dict | None) -> None:
         shown = other is not None
@@ -492,21 +520,13 @@ class PlaygroundView(QWidget):
         label = SCORER_SHORT.get(other["scorer"], other["scorer"]) if other else ""
         self.model.set_output(out, other, label)
         self._all_terms(self.all_terms.isChecked())
-        self.main_caption.setText(self._caption(out))
+        self.main_caption.setText(caption(out))
         self.abstain_label.setVisible(bool(out.get("abstained")))
         reason = str(out.get("abstain_reason") or "").removeprefix("nothing relevant: ")
         self.abstain_label.setText(
             f"Nothing relevant — {reason}. A companion would say it does not remember; untick "
             "“Say ‘nothing relevant’” to rank anyway." if out.get("abstained") else "")
         self.gates_label.setText(gates_text(out))
-
-    @staticmethod
-    def _caption(out: dict[str, Any]) -> str:
-        # which scorer is shown is what the toggle beside says (a longer caption was cut)
-        if out.get("abstained"):
-            return "Nothing relevant"
-        n = len(out["results"])
-        return f"{n} result{'s' if n != 1 else ''}"
 
     def _all_terms(self, on: bool) -> None:
         """Every term as a column: the list keeps natural widths and scrolls sideways."""

@@ -236,3 +236,30 @@ def test_the_query_thread_keeps_its_memory_between_questions(qtbot, session):
     ask()
     ask()
     assert len(seen) == 2 and seen[0] == seen[1]
+
+
+def test_a_rerun_shows_the_chosen_list_first_then_the_compared_one(qtbot, session, beliefs):
+    from pulse_desktop.playground_view import PlaygroundView
+
+    playground = PlaygroundView(session)
+    qtbot.addWidget(playground)
+    playground.set_now(NOW)
+    assert playground.compare_check.isChecked()
+    playground.query_edit.setText("feeling abandoned")
+    with qtbot.waitSignal(playground.resultsReady, timeout=120_000):
+        playground.run_query()
+    old_compare = playground.compare_output
+    assert old_compare is not None and old_compare["scorer"] == "dense"
+    target = next(int(r["id"]) for r in old_compare["results"][3:]
+                  if session.memory.event(int(r["id"]))["archivable"])
+    select(beliefs, target)
+    with qtbot.waitSignal(playground.resultsReady, timeout=60_000):
+        assert beliefs.pin_selected()
+    assert playground.output["scorer"] == "pulse"
+    qtbot.waitUntil(lambda: not playground._in_flight, timeout=60_000)
+    new_compare = playground.compare_output
+    assert new_compare is not old_compare and new_compare["scorer"] == "dense"
+    score = {int(r["id"]): r["score"] for r in new_compare["results"]}
+    before = {int(r["id"]): r["score"] for r in old_compare["results"]}
+    assert score[target] > before[target]         # the compared list holds the pin too
+    assert not playground.show_main.isHidden() and not playground.show_other.isHidden()

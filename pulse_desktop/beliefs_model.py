@@ -4,6 +4,10 @@ user flag; only events can be pinned as core wounds).
 Edits never touch SQLite directly: ``setData`` turns into an undoable core command
 (pulse_desktop.undo_commands), and the store's invariants decide. A refusal leaves the row as
 it was and is reported through the ``refused`` signal.
+
+At 100k rows the UI thread neither writes nor re-reads the table for an edit: the write runs on
+the writer thread (pulse_desktop/write_thread.py), and a change that names its rows
+(``session.changed_items``) re-reads only those (bench/desktop_responsiveness.py measures it).
 """
 
 from __future__ import annotations
@@ -21,9 +25,11 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from core.beliefs import BELIEF_CLASSES, DOMAINS, PROVENANCES
+from core.errors import PulseError
 from pulse_desktop.session import MemorySession
 from pulse_desktop.style import CLASS_COLORS, CLASS_NAMES, DOMAIN_COLORS, DOMAIN_NAMES
-from pulse_desktop.undo_commands import push_edit
+from pulse_desktop.undo_commands import apply_edit, check_edit, push_applied
+from pulse_desktop.write_thread import run_write
 
 COL_KIND, COL_KEY, COL_TITLE, COL_DATE, COL_DOMAIN, COL_CLASS, COL_FLOOR, COL_ARCHIVABLE, \
     COL_FLAG, COL_PROVENANCE, COL_PINNED = range(11)
@@ -65,10 +71,12 @@ FACT_BELIEF_SQL = ("SELECT id, domain, belief_class, confidence_floor, archivabl
 
 class BeliefsModel(QAbstractTableModel):
     refused = Signal(str)      # one clear line: why the edit was not made
+    edited = Signal(bool)      # an edit finished on the writer thread: written, or refused
 
     def __init__(self, session: MemorySession, parent=None) -> None:
         super().__init__(parent)
         self.session = session
+        self.pending = 0           # edits on their way through the writer thread
         self.rows: list[dict[str, Any]] = []
         self._event_row: dict[int, int] = {}
         self._fact_row: dict[int, int] = {}
@@ -106,8 +114,29 @@ class BeliefsModel(QAbstractTableModel):
                     self.dataChanged.emit(self.index(i, COL_DOMAIN),
                                           self.index(i, COL_PINNED))
 
+    def refresh_items(self, items: list[tuple[str, int]]) -> None:
+        """Re-read the belief columns of these rows only (what an edit touched)."""
+        memory = self.session.memory
+        if memory is None:
+            return
+        for kind, sql, where in (("event", BELIEF_SQL, self._event_row),
+                                 ("fact", FACT_BELIEF_SQL, self._fact_row)):
+            ids = sorted({int(i) for k, i in items if k == kind and int(i) in where})
+            for lo in range(0, len(ids), 500):
+                chunk = ids[lo:lo + 500]
+                marks = ",".join("?" * len(chunk))
+                for r in memory.conn.execute(f"{sql} WHERE id IN ({marks})", chunk):
+                    i = where[r["id"]]
+                    fresh = dict(r)
+                    if any(self.rows[i][k] != fresh[k] for k in fresh):
+                        self.rows[i].update(fresh)
+                        self.dataChanged.emit(self.index(i, COL_DOMAIN),
+                                              self.index(i, COL_PINNED))
+
     def _on_changed(self, what: str) -> None:
-        if what == "beliefs":
+        if what == "beliefs" and self.session.changed_items is not None:
+            self.refresh_items(self.session.changed_items)
+        elif what == "beliefs":
             self.refresh_beliefs()
         elif what in ("all", "events", "entities"):
             self.reload()
@@ -269,22 +298,46 @@ class BeliefsModel(QAbstractTableModel):
 
     def edit_events(self, event_ids: list[int], fields: dict[str, Any] | None, label: str, *,
                     pin: bool = False) -> bool:
-        """One undoable edit over several events; False (and `refused`) when the core says no."""
+        """One undoable edit over several events (see edit_items)."""
         return self.edit_items([("event", int(i)) for i in event_ids], fields, label, pin=pin)
 
     def edit_items(self, items: list[tuple[str, int]], fields: dict[str, Any] | None, label: str,
                    *, pin: bool = False) -> bool:
-        """One undoable edit over several events and/or facts ((kind, id) pairs); False (and
-        `refused`) when the core says no."""
+        """One undoable edit over several events and/or facts ((kind, id) pairs), written on the
+        writer thread: True when it was sent (`edited` says how it ended; a refusal emits
+        `refused` and leaves the rows as they were), False when refused at once (read-only)."""
         if self.session.read_only:
             self.refused.emit(self.session.read_only_reason or "This memory is open read-only.")
             return False
-        errors = push_edit(self.session, list(items), fields, label, pin=pin)
-        if errors:
-            self.refused.emit(errors[0])
-            self.refresh_beliefs()      # the rows show what the store holds
+        items = [(str(k), int(i)) for k, i in items]
+        if not items:
             return False
-        self.session.message.emit(label)
+        if not self.pending:
+            # With nothing in flight the rows read now are the rows the writer will see: a
+            # refusal is said at once (reads only; the writer checks again as it writes).
+            try:
+                check_edit(self.session.require(), items, fields, pin=pin)
+            except PulseError as exc:
+                self.refused.emit(str(exc))
+                return False
+        path = self.session.path
+        self.pending += 1
+
+        def done(result: dict[str, Any]) -> None:
+            self.pending -= 1
+            if self.session.path == path:      # (not another memory opened meanwhile)
+                push_applied(self.session, result["applied"], fields, label, pin=pin)
+                self.session.message.emit(label)
+            self.edited.emit(True)
+
+        def failed(text: str) -> None:
+            self.pending -= 1
+            self.refused.emit(text)
+            self.refresh_items(items)       # the rows show what the store holds
+            self.edited.emit(False)
+
+        run_write(self.session, lambda memory: apply_edit(memory, items, fields, pin=pin),
+                  done, failed)
         return True
 
 

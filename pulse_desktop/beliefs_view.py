@@ -384,19 +384,19 @@ class BeliefsView(QWidget):
     def _on_selected(self, kind: str, item_id: int) -> None:
         if self._syncing or kind not in ("event", "fact"):
             return
-        for row, r in enumerate(self.model.rows):
-            if r["kind"] == kind and r["id"] == item_id:
-                proxy_index = self.proxy.mapFromSource(self.model.index(row, COL_TITLE))
-                if proxy_index.isValid():
-                    self._syncing = True
-                    try:
-                        self.table.selectionModel().setCurrentIndex(
-                            proxy_index, QItemSelectionModel.SelectionFlag.ClearAndSelect
-                            | QItemSelectionModel.SelectionFlag.Rows)
-                        self.table.scrollTo(proxy_index)
-                    finally:
-                        self._syncing = False
-                return
+        row = self.model.event_row(item_id) if kind == "event" else self.model.fact_row(item_id)
+        if row is None:
+            return
+        proxy_index = self.proxy.mapFromSource(self.model.index(row, COL_TITLE))
+        if proxy_index.isValid():
+            self._syncing = True
+            try:
+                self.table.selectionModel().setCurrentIndex(
+                    proxy_index, QItemSelectionModel.SelectionFlag.ClearAndSelect
+                    | QItemSelectionModel.SelectionFlag.Rows)
+                self.table.scrollTo(proxy_index)
+            finally:
+                self._syncing = False
 
     def select_event(self, event_id: int) -> None:
         """Select one event's row (used by tests and the main window)."""

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from core.emotion.plutchik import EMOTIONS
 from core.errors import PulseError, is_database_error
+from pulse_desktop.detail_storyline import StorylineSection
 from pulse_desktop.flow_layout import flow_row
 from pulse_desktop.session import MemorySession
 from pulse_desktop.style import (
@@ -98,6 +99,8 @@ class DetailPanel(QWidget):
         layout.setContentsMargins(4, 8, 8, 8)
         layout.addWidget(bar)
         layout.addWidget(self.browser)
+        self.storyline = StorylineSection(session, self)
+        self.storyline.ready.connect(self._storyline_ready)
         # bound methods, not lambdas: Qt drops them when this widget is deleted
         session.selected.connect(self.refresh)
         session.changed.connect(self.refresh)
@@ -221,6 +224,10 @@ class DetailPanel(QWidget):
         self.session.message.emit(f"Event {event_id} restored — Ctrl+Z archives it again")
         self.session.notify("all")
 
+    def _storyline_ready(self, event_id: int) -> None:
+        if self.session.selection == ("event", event_id):
+            self.refresh()
+
     def refresh(self, *_args) -> None:
         self._update_buttons()
         memory = self.session.memory
@@ -313,7 +320,7 @@ class DetailPanel(QWidget):
             out.append("<h3>Biometrics</h3><p class='note'>"
                        + esc(", ".join(f"{k} {v}" for k, v in sorted(bio.items()))) + "</p>")
 
-        out.append(self._storyline(event_id))
+        out.append(self.storyline.html(ev))     # read on the query thread
         ents = conn.execute(
             "SELECT n.id, n.canonical_name, n.kind FROM event_entities x JOIN entities n"
             " ON n.id = x.entity_id WHERE x.event_id = ? ORDER BY n.canonical_name",
@@ -344,24 +351,6 @@ class DetailPanel(QWidget):
         out.append(self._observations(conn, obs_ids))
         out.append(self._history(conn, f"event:{event_id}"))
         return "".join(out)
-
-    def _storyline(self, event_id: int) -> str:
-        """The storyline this event belongs to: its summary and dates (docs/upkeep.md)."""
-        memory = self.session.memory
-        graph = memory.storyline_graph() if memory is not None else None
-        key = graph.of_event.get(event_id) if graph is not None else None
-        if key is None:
-            return ""
-        story = memory.storyline(key)
-        span = story["span"]
-        dates = span["from"][:10] if span["from"][:10] == span["to"][:10] else \
-            f"{span['from'][:10]} – {span['to'][:10]}"
-        kind = "Pattern" if story["kind"] == "pattern" else "Storyline"
-        members = ", ".join(link("event", e["id"], e["ts"][:10]) for e in story["events"]
-                            if e["id"] != event_id)
-        return (f"<h3>{kind} · {story['size']} events · {esc(dates)}</h3>"
-                f"<p><b>{esc(story['title'])}</b></p><p>{esc(story['summary'])}</p>"
-                + (f"<p class='note'>Also in it: {members}</p>" if members else ""))
 
     def _entity(self, conn: Any, entity_id: int) -> str:
         n = conn.execute("SELECT * FROM entities WHERE id = ?", (entity_id,)).fetchone()

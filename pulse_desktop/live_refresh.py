@@ -118,17 +118,40 @@ class LiveRefresh(QObject):
         # (data_version of our connection moves for every commit but our own): otherwise the
         # other program's change would pass for ours and never be shown.
         memory = self.session.memory
-        if memory is not None and memory.data_version() == self._data_version:
+        if memory is not None and (memory.data_version() == self._data_version
+                                   or self._only_own_writes(memory)):
             self.session.marks = memory.change_marks()
+            self._data_version = memory.data_version()
+
+    def _only_own_writes(self, memory) -> bool:
+        """Whether every journal row since the marks this window saw was written by its own
+        writer thread (pulse_desktop/write_thread.py): then nothing needs re-reading."""
+        own = self.session.own_seqs
+        if not own:
+            return False
+        known = self.session.marks[0]
+        return all(int(r[0]) in own for r in memory.conn.execute(
+            "SELECT seq FROM journal WHERE seq > ?", (known,)))
 
     def _moved(self, journal_seq: int, recall_id: int) -> None:
         known = getattr(self.session, "marks", (0, 0))
-        if self.session.memory is None or (journal_seq, recall_id) == known:
+        memory = self.session.memory
+        if memory is None or (journal_seq, recall_id) == known:
             return
         if journal_seq != known[0]:
-            self._pending.add("all")
+            if self._only_own_writes(memory):        # this window's writer thread: shown
+                self.session.marks = (memory.change_marks()[0], known[1])
+                self._data_version = memory.data_version()
+            else:
+                self._pending.add("all")
         if recall_id != known[1]:
             self._pending.add("recalls")
+        if not self._pending:
+            return
+        if self.session.writes_in_flight:
+            # one of this window's writes may be the move: decide once it has reported
+            self._timer.start(int(self.min_gap_s * 1000))
+            return
         wait = self.min_gap_s - (time.monotonic() - self._last_refresh)
         if wait <= 0:
             self._flush()
@@ -136,8 +159,18 @@ class LiveRefresh(QObject):
             self._timer.start(int(wait * 1000))
 
     def _flush(self) -> None:
-        if not self._pending or self.session.memory is None:
+        memory = self.session.memory
+        if not self._pending or memory is None:
             return
+        if self.session.writes_in_flight:
+            self._timer.start(int(self.min_gap_s * 1000))
+            return
+        if "all" in self._pending and self._only_own_writes(memory):
+            self._pending.discard("all")
+            self.session.marks = (memory.change_marks()[0], self.session.marks[1])
+            self._data_version = memory.data_version()
+            if not self._pending:
+                return
         what = "all" if "all" in self._pending else "recalls"
         self._pending.clear()
         self._last_refresh = time.monotonic()

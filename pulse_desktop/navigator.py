@@ -56,6 +56,21 @@ ID_ROLE = Qt.ItemDataRole.UserRole + 1
 _ROOT = QModelIndex()
 
 
+EVENT_ITEM_SQL = ("SELECT id, key, title, ts, domain, belief_class, user_flag, archivable"
+                  " FROM events")
+
+
+def event_item(r: Any) -> tuple[int, str, str, str]:
+    """An event's row in the list: (id, text, tooltip, belief class)."""
+    marks = " ⚓" if r["user_flag"] else ""
+    text = f"{r['ts'][:10]}  {r['title']}{marks}"
+    tip = (f"{text}\n{r['key'] or ''} · {class_name(r['belief_class'])}"
+           f" · {DOMAIN_NAMES.get(r['domain'])}"
+           + (" · anchor" if r["user_flag"] else "")
+           + (" · pinned" if not r["archivable"] else ""))
+    return (int(r["id"]), text, tip, r["belief_class"])
+
+
 class ItemList(QAbstractListModel):
     """A flat, read-only list of (id, text, tooltip, mark) rows; the mark (a belief class for
     events, a domain for entities) is drawn as a coloured square with its letter in it, so it
@@ -64,6 +79,7 @@ class ItemList(QAbstractListModel):
     def __init__(self, marks: dict[str, tuple[str, str, str]], parent=None) -> None:
         super().__init__(parent)
         self.items: list[tuple[int, str, str, str]] = []
+        self._rows: dict[int, int] | None = None     # id → row, built on first use
         self.marks = marks            # mark → (letter, colour, name)
         self._icons: dict[str, QIcon] = {}
 
@@ -76,7 +92,15 @@ class ItemList(QAbstractListModel):
     def set_items(self, items: list[tuple[int, str, str, str]]) -> None:
         self.beginResetModel()
         self.items = items
+        self._rows = None
         self.endResetModel()
+
+    def set_item(self, row: int, item: tuple[int, str, str, str]) -> None:
+        """Replace one row in place (no reset: the selection and scroll stay)."""
+        if self.items[row] != item:
+            self.items[row] = item
+            index = self.index(row, 0)
+            self.dataChanged.emit(index, index)
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:
         return 0 if parent.isValid() else len(self.items)
@@ -98,10 +122,9 @@ class ItemList(QAbstractListModel):
         return None
 
     def row_of(self, item_id: int) -> int | None:
-        for i, item in enumerate(self.items):
-            if item[0] == item_id:
-                return i
-        return None
+        if self._rows is None:      # built once per fill: 20,000 rows are scanned only then
+            self._rows = {item[0]: i for i, item in enumerate(self.items)}
+        return self._rows.get(item_id)
 
     def ids(self) -> list[int]:
         return [item[0] for item in self.items]
@@ -360,7 +383,25 @@ class NavigatorView(QWidget):
 
     def _on_changed(self, what: str) -> None:
         if what in ("all", "events", "entities", "beliefs") and not self.session.item_filter:
-            self._populate()     # a filtered session re-emits `filtered`, which repopulates
+            items = self.session.changed_items
+            if what == "beliefs" and items is not None:
+                self._update_events([i for k, i in items if k == "event"])
+            else:
+                self._populate()  # a filtered session re-emits `filtered`, which repopulates
+
+    def _update_events(self, ids: list[int]) -> None:
+        """Redraw these events' rows (their class, anchor, pinned) without re-reading the list:
+        a belief edit changes no row's place in it (by time) unless a filter is on."""
+        memory = self.session.memory
+        wanted = set(ids)
+        if memory is None or not wanted:
+            return
+        rows = {i: n for i in wanted if (n := self.events.row_of(i)) is not None}
+        if not rows:
+            return
+        marks = ",".join("?" * len(rows))
+        for r in memory.conn.execute(f"{EVENT_ITEM_SQL} WHERE id IN ({marks})", list(rows)):
+            self.events.set_item(rows[int(r["id"])], event_item(r))
 
     def _on_brush(self, start, end) -> None:
         if start or end:
@@ -405,19 +446,12 @@ class NavigatorView(QWidget):
             if end:
                 where.append("ts <= ?")
                 args.append(end)
-            sql = ("SELECT id, key, title, ts, domain, belief_class, user_flag, archivable FROM events"
-                   f" WHERE {' AND '.join(where)} ORDER BY ts, id")
+            sql = f"{EVENT_ITEM_SQL} WHERE {' AND '.join(where)} ORDER BY ts, id"
             allowed = result["events"] if result else None
             for r in conn.execute(sql, args):
                 if allowed is not None and r["id"] not in allowed:
                     continue
-                marks = " ⚓" if r["user_flag"] else ""
-                text = f"{r['ts'][:10]}  {r['title']}{marks}"
-                tip = (f"{text}\n{r['key'] or ''} · {class_name(r['belief_class'])}"
-                       f" · {DOMAIN_NAMES.get(r['domain'])}"
-                       + (" · anchor" if r["user_flag"] else "")
-                       + (" · pinned" if not r["archivable"] else ""))
-                events.append((int(r["id"]), text, tip, r["belief_class"]))
+                events.append(event_item(r))
                 if len(events) >= LIMIT:
                     break
 

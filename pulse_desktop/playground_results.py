@@ -377,3 +377,26 @@ def paint_bar(painter: QPainter, rect: QRectF, result: dict[str, Any], font: QFo
     painter.setPen(QPen(QColor("#8a94a3"), 1, Qt.PenStyle.DotLine))
     painter.drawLine(int(one), int(rect.top()), int(one), int(rect.bottom()))
     painter.restore()
+
+
+def gates_text(out: dict[str, Any]) -> str:
+    """Which boosts could switch on, in words, and what was searched for."""
+    g = out.get("gates") or {}
+    searched = out.get("effective_query", out.get("query"))
+    if not g:
+        return f"No boosts with this scorer · effective query: {searched!r}"
+    state = g.get("state")
+    parts = ["feelings: on" if g.get("emotion") else "feelings: off",
+             f"body: {state}" if state else "body: off",
+             f"a date {g['date_ref_days']:g} days back" if g.get("date_ref_days")
+             is not None else "no date named",
+             f"hint {g['hint']!r}" if g.get("hint") else "no hint"]
+    return "Boosts — " + " · ".join(parts) + f" · effective query: {searched!r}"
+
+
+def caption(out: dict[str, Any]) -> str:
+    # which scorer is shown is what the toggle beside says (a longer caption was cut)
+    if out.get("abstained"):
+        return "Nothing relevant"
+    n = len(out["results"])
+    return f"{n} result{'s' if n != 1 else ''}"

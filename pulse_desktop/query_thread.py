@@ -14,7 +14,7 @@ from PySide6.QtCore import QObject, QThreadPool, Slot
 
 from pulse_desktop import workers
 
-_local = threading.local()
+_memories: dict[int, tuple[Any, tuple]] = {}   # OS thread id → (Memory, stamp)
 _query_pool: QThreadPool | None = None
 _live: set[Any] = set()   # jobs and relays in flight (kept alive until they report)
 
@@ -29,26 +29,34 @@ def query_pool() -> QThreadPool:
     return _query_pool
 
 
-def thread_memory(path: str | Path):
-    """This thread's read-only Memory on `path` (reopened when the path or file changes)."""
+def thread_memory(path: str | Path, *, read_only: bool = True):
+    """This thread's Memory on `path`, read-only unless asked (reopened when the path or file
+    changes).
+
+    Kept by the OS thread's id, not in a threading.local: a QThreadPool thread is not made by
+    Python, so its Python thread state — and a threading.local with it — is dropped when each
+    job returns. The Memory (and its vector index) was then opened again for every query: a
+    full index load per question, 4 s of CPU at 100k events (bench/desktop_responsiveness.py).
+    """
     from core.memory import Memory
 
     path = Path(path)
     try:
-        stamp = (str(path.resolve()), path.stat().st_ino)
+        stamp = (str(path.resolve()), path.stat().st_ino, read_only)
     except OSError:
-        stamp = (str(path), None)
-    cached = getattr(_local, "memory", None)
-    if cached is not None and getattr(_local, "stamp", None) == stamp:
+        stamp = (str(path), None, read_only)
+    ident = threading.get_ident()
+    cached, cached_stamp = _memories.get(ident, (None, None))
+    if cached is not None and cached_stamp == stamp:
         return cached
     if cached is not None:
         try:
             cached.close()
         except Exception:  # noqa: BLE001
             pass
-        _local.memory = None
-    memory = Memory.open(path, read_only=True)
-    _local.memory, _local.stamp = memory, stamp
+        _memories.pop(ident, None)
+    memory = Memory.open(path, read_only=read_only)
+    _memories[ident] = (memory, stamp)
     return memory
 
 

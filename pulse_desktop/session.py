@@ -39,6 +39,14 @@ class MemorySession(QObject):
         # (journal head, newest recall record) as this window last saw them
         # (pulse_desktop/live_refresh.py tells another program's changes from its own)
         self.marks: tuple[int, int] = (0, 0)
+        # the rows a "beliefs" change touched, while `changed` is being emitted (None: unknown,
+        # re-read everything); views of 100k rows update only these (bench/desktop_responsiveness.py)
+        self.changed_items: list[tuple[str, int]] | None = None
+        # journal rows this window wrote from its writer thread (pulse_desktop/write_thread.py),
+        # and how many of its writes are in flight: live refresh must not take them for another
+        # program's
+        self.own_seqs: set[int] = set()
+        self.writes_in_flight = 0
 
     @property
     def path(self) -> Path | None:
@@ -65,6 +73,7 @@ class MemorySession(QObject):
         self.memory = memory
         self.read_only_reason = reason
         self.undo_stack.clear()
+        self.own_seqs.clear()
         self._compute_filter()
         self.opened.emit()
 
@@ -91,8 +100,15 @@ class MemorySession(QObject):
         self.brush = (start, end)
         self.brushed.emit(start, end)
 
-    def notify(self, what: str = "all") -> None:
-        self.changed.emit(what)
+    def notify(self, what: str = "all", items: list[tuple[str, int]] | None = None) -> None:
+        """Tell every view what changed; `items` ("event" | "fact", id) narrows a "beliefs"
+        change to those rows (read as `changed_items` while the signal is emitted)."""
+        previous = self.changed_items
+        self.changed_items = [(str(k), int(i)) for k, i in items] if items is not None else None
+        try:
+            self.changed.emit(what)
+        finally:
+            self.changed_items = previous
 
     # -- one filter for every view ------------------------------------------------------------
     def set_filter(self, *, kind: str | None = None, domain: str | None = None,

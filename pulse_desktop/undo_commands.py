@@ -28,13 +28,17 @@ FACT_FIELDS = tuple(f for f in BELIEF_FIELDS if f != "user_flag")
 
 
 def belief_fields(session: MemorySession, item_id: int, kind: str = "event") -> dict[str, Any]:
+    return item_fields(session.require(), item_id, kind)
+
+
+def item_fields(memory: Any, item_id: int, kind: str = "event") -> dict[str, Any]:
+    """The belief fields of one event or fact, read through `memory` (any thread's own)."""
     if kind == "fact":
-        row = session.require().conn.execute(
-            "SELECT * FROM facts WHERE id = ?", (int(item_id),)).fetchone()
+        row = memory.conn.execute("SELECT * FROM facts WHERE id = ?", (int(item_id),)).fetchone()
         if row is None:
             raise PulseError(f"no fact {item_id}")
         return {k: row[k] for k in FACT_FIELDS}
-    row = session.require().event(item_id)
+    row = memory.event(item_id)
     return {k: row[k] for k in BELIEF_FIELDS}
 
 
@@ -93,11 +97,15 @@ class BeliefCommand(QUndoCommand):
             self._skip_redo = False
         else:   # the row must still be as the undo left it
             self._run(lambda: self._forward(expect=self.old), "redo")
-        self.session.notify("beliefs")
+        self.session.notify("beliefs", [self.item])
 
     def undo(self) -> None:   # the row must still be as the edit left it
         self._run(lambda: self._set(self.old, expect=self.after), "undo")
-        self.session.notify("beliefs")
+        self.session.notify("beliefs", [self.item])
+
+    @property
+    def item(self) -> Item:
+        return (self.kind, self.item_id)
 
     def _run(self, fn, what: str) -> None:
         # Another program may have changed the row meanwhile: say so, drop the command.
@@ -155,13 +163,74 @@ def push_edit(session: MemorySession, ids: list[Any], new: dict[str, Any] | None
         if not cmd.apply_first():
             return _roll_back(done, [cmd.error or "refused"])
         done.append(cmd)
+    _push(session, done, text)
+    return []
+
+
+def _push(session: MemorySession, done: list[BeliefCommand], text: str) -> None:
+    """Put edits already applied on the undo stack, as one step (its first redo does nothing)."""
     if len(done) == 1:
         session.undo_stack.push(done[0])
     else:
-        kinds = {k for k, _ in items}
+        kinds = {c.kind for c in done}
         noun = "events" if kinds == {"event"} else "facts" if kinds == {"fact"} else "rows"
         session.undo_stack.push(BulkCommand(session, done, f"{text} ({len(done)} {noun})"))
-    return []
+
+
+# -- the same edit, written off the UI thread -----------------------------------------------------
+# At 100k events the UI thread must not wait on SQLite (a busy file, a checkpoint): the Beliefs
+# table writes through pulse_desktop/write_thread.py. `apply_edit` runs there, on that thread's
+# own Memory; `push_applied` then runs on the UI thread with what it returned.
+
+def check_edit(memory: Any, items: list[Item], new: dict[str, Any] | None, *,
+               pin: bool = False) -> dict[Item, dict[str, Any]]:
+    """The rows' belief fields now; PulseError when the edit would break a rule (reads only)."""
+    if pin and any(k != "event" for k, _ in items):
+        raise PulseError("Only events can be pinned as core wounds; facts have no pin.")
+    olds: dict[Item, dict[str, Any]] = {}
+    for kind, item_id in items:
+        olds[(kind, item_id)] = old = item_fields(memory, item_id, kind)
+        after = beliefs.core_wound(old) if pin else (new or {})
+        if kind == "fact" and "user_flag" in after:
+            raise PulseError(f"fact {item_id}: facts have no anchor (user flag)")
+        beliefs.check_belief({**old, **after}, _memory_label(memory, (kind, item_id)))
+    return olds
+
+
+def apply_edit(memory: Any, items: list[Item], new: dict[str, Any] | None, *,
+               pin: bool = False) -> dict[str, Any]:
+    """Check every row, then write them all in one transaction (all or nothing: a refusal raises
+    PulseError and nothing is written). Returns {"applied": [(item, old, after)], "seqs": the
+    journal rows written}."""
+    with memory.atomic():
+        head = memory.conn.execute("SELECT COALESCE(MAX(seq), 0) FROM journal").fetchone()[0]
+        olds = check_edit(memory, items, new, pin=pin)
+        applied = []
+        for kind, item_id in items:
+            if pin:
+                memory.pin(item_id)
+            elif kind == "fact":
+                memory.set_fact_belief(item_id, **(new or {}))
+            else:
+                memory.set_belief(item_id, **(new or {}))
+            applied.append(((kind, item_id), olds[(kind, item_id)],
+                            item_fields(memory, item_id, kind)))
+        seqs = [int(r[0]) for r in memory.conn.execute(
+            "SELECT seq FROM journal WHERE seq > ?", (head,))]
+    return {"applied": applied, "seqs": seqs}
+
+
+def push_applied(session: MemorySession, applied: list[tuple[Item, dict, dict]],
+                 new: dict[str, Any] | None, text: str, *, pin: bool = False) -> None:
+    """The undo step for an edit apply_edit made (UI thread); tells the views which rows moved."""
+    done = []
+    for (kind, item_id), old, after in applied:
+        cmd = BeliefCommand(session, item_id, new, old, text, pin=pin, kind=kind)
+        cmd.after = dict(after)
+        cmd._skip_redo = True
+        done.append(cmd)
+    if done:
+        _push(session, done, text)
 
 
 class BulkCommand(QUndoCommand):
@@ -180,12 +249,12 @@ class BulkCommand(QUndoCommand):
             self._skip_redo = False
         else:
             self._run(lambda: [c._forward(expect=c.old) for c in self.commands], "redo")
-        self.session.notify("beliefs")
+        self.session.notify("beliefs", [c.item for c in self.commands])
 
     def undo(self) -> None:
         self._run(lambda: [c._set(c.old, expect=c.after) for c in reversed(self.commands)],
                   "undo")
-        self.session.notify("beliefs")
+        self.session.notify("beliefs", [c.item for c in self.commands])
 
     def _run(self, fn, what: str) -> None:
         try:
@@ -203,11 +272,14 @@ class BulkCommand(QUndoCommand):
 
 
 def _label(session: MemorySession, item: Item) -> str:
+    return _memory_label(session.require(), item)
+
+
+def _memory_label(memory: Any, item: Item) -> str:
     kind, item_id = item
     if kind == "fact":
         return f"fact {item_id}"
-    row = session.require().conn.execute("SELECT key FROM events WHERE id = ?",
-                                          (item_id,)).fetchone()
+    row = memory.conn.execute("SELECT key FROM events WHERE id = ?", (item_id,)).fetchone()
     return f"event {row[0] if row and row[0] else item_id}"
 
 
@@ -218,7 +290,7 @@ def _roll_back(done: list[BeliefCommand], errors: list[str]) -> list[str]:
         except PulseError as exc:  # pragma: no cover - the old values were valid a moment ago
             errors.append(f"could not put {cmd.kind} {cmd.item_id} back: {exc}")
     if done:
-        done[0].session.notify("beliefs")
+        done[0].session.notify("beliefs", [c.item for c in done])
     return errors
 
 

@@ -5,6 +5,7 @@ wound" (Ctrl+P) and refusals of edits that break the axiom invariant."""
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -67,6 +68,17 @@ def head(view: BeliefsView) -> int:
     return view.session.memory.stats()["journal_head"]
 
 
+def written(view: BeliefsView, timeout: float = 20.0) -> None:
+    """Wait until the edits sent to the writer thread have landed and the rows show them."""
+    from PySide6.QtWidgets import QApplication
+
+    deadline = time.monotonic() + timeout
+    while view.model.pending and time.monotonic() < deadline:
+        QApplication.processEvents()
+        time.sleep(0.002)
+    assert view.model.pending == 0, "an edit never came back from the writer thread"
+
+
 def select_rows(view: BeliefsView, events: list[int]) -> None:
     selection = view.table.selectionModel()
     selection.clearSelection()
@@ -111,6 +123,7 @@ def test_edit_floor_undo_redo_writes_journal_rows(view):
     delegate.setEditorData(editor, index)
     editor.setValue(0.7)
     delegate.setModelData(editor, view.proxy, index)
+    written(view)
 
     assert memory.event(ev)["confidence_floor"] == pytest.approx(0.7)
     assert index_of(view, ev, COL_FLOOR).data() == "0.70"
@@ -141,6 +154,7 @@ def test_undo_redo_shortcuts_of_the_main_window(qtbot, demo_copy, warnings):
     beliefs = window.beliefs
     ev = event_id(beliefs, "e007")
     assert beliefs.model.setData(index_of(beliefs, ev, COL_FLOOR), 0.4)
+    written(beliefs)
     assert window.undo_action.shortcut().toString() == "Ctrl+Z"
     assert "Ctrl+Shift+Z" in [s.toString() for s in window.redo_action.shortcuts()]
     window.undo_action.trigger()
@@ -159,6 +173,7 @@ def test_pin_core_wound_with_ctrl_p(qtbot, view):
     view.activateWindow()
     qtbot.waitUntil(lambda: view.table.hasFocus() or view.isActiveWindow(), timeout=3000)
     qtbot.keyClick(view.table, Qt.Key.Key_P, Qt.KeyboardModifier.ControlModifier)
+    written(view)
     row = memory.event(ev)
     assert row["belief_class"] == "axiom"
     assert row["confidence_floor"] >= 0.85
@@ -205,6 +220,7 @@ def test_bulk_edit_is_one_undo_step(view):
     select_rows(view, ids)
     assert sorted(view.selected_events()) == sorted(ids)
     assert view.bulk_set("belief_class", "hypothesis")
+    written(view)
     assert all(memory.event(i)["belief_class"] == "hypothesis" for i in ids)
     assert view.session.undo_stack.count() == 1
     view.session.undo_stack.undo()
@@ -233,6 +249,7 @@ def test_checkbox_toggles_anchor(view):
     assert memory.event(ev)["user_flag"] == 0
     assert view.model.setData(index_of(view, ev, COL_FLAG), Qt.CheckState.Checked.value,
                               Qt.ItemDataRole.CheckStateRole)
+    written(view)
     assert memory.event(ev)["user_flag"] == 1
     view.session.undo_stack.undo()
     assert memory.event(ev)["user_flag"] == 0
@@ -292,6 +309,7 @@ def test_edit_fact_floor_undo_redo_writes_fact_set_rows(view):
     delegate.setEditorData(editor, index)
     editor.setValue(0.6)
     delegate.setModelData(editor, view.proxy, index)
+    written(view)
 
     assert fact_floor(view, fact) == pytest.approx(0.6)
     assert fact_index(view, fact, COL_FLOOR).data() == "0.60"
@@ -321,8 +339,11 @@ def test_fact_class_edit_respects_the_axiom_invariant(view, warnings):
     # pinned (non-archivable) with a floor of 0.6, it can
     assert view.model.setData(fact_index(view, fact, COL_ARCHIVABLE), Qt.CheckState.Unchecked,
                               Qt.ItemDataRole.CheckStateRole)
+    written(view)
     assert view.model.setData(fact_index(view, fact, COL_FLOOR), 0.6)
+    written(view)
     assert view.model.setData(fact_index(view, fact, COL_CLASS), "axiom")
+    written(view)
     assert fact_index(view, fact, COL_CLASS).data() == "Core wound · axiom"
     # ...and then its floor cannot drop to 0.2
     seq = head(view)
@@ -357,6 +378,7 @@ def test_bulk_edit_over_events_and_facts_is_one_step(view):
         selection.select(view.proxy.mapFromSource(index), QItemSelectionModel.SelectionFlag.Select
                          | QItemSelectionModel.SelectionFlag.Rows)
     assert view.bulk_set("belief_class", "hypothesis")
+    written(view)
     fact_class = lambda: memory.conn.execute(  # noqa: E731
         "SELECT belief_class FROM facts WHERE id = ?", (fact,)).fetchone()[0]
     assert memory.event(ev)["belief_class"] == "hypothesis" and fact_class() == "hypothesis"

@@ -296,6 +296,7 @@ def test_erase_everything_about_a_person_from_the_app(qtbot, window, tmp_path):
     tom = entity(window, "p_tom")
     window.session.select("entity", tom)
     window.beliefs.bulk_set("domain", "real")                 # something on the undo stack
+    qtbot.waitUntil(lambda: window.beliefs.model.pending == 0, timeout=20_000)
     start = head(window)
     dialog = window.detail.erase()
     assert dialog.cascade_box.isVisible() and dialog.cascade_box.isChecked()

@@ -162,7 +162,9 @@ def test_window_has_the_tab_and_the_count(qtbot, demo_copy):
     assert win.session.memory.event(event_id)["archived"] == 1
     # the detail panel shows the storyline of a chain event
     e025 = win.session.memory.resolve_event("e025")
+    qtbot.wait(1500)     # the live refresh of the edits above settles (the queue re-selects)
     win.session.select("event", e025)
-    text = win.detail.text()
-    assert "STORYLINE · 5 EVENTS" in text.upper() and "2021" in text
+    # read on the query thread (pulse_desktop/detail_storyline.py), shown when it arrives
+    qtbot.waitUntil(lambda: "STORYLINE · 5 EVENTS" in win.detail.text().upper(), timeout=60_000)
+    assert "2021" in win.detail.text()
     win.close()

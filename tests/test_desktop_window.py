@@ -363,6 +363,7 @@ def test_a_pin_shows_up_in_every_view(qtbot, window):
     window.session.select("event", ev)
     assert window.beliefs.selected_events() == [ev]
     assert window.beliefs.pin_selected()
+    qtbot.waitUntil(lambda: window.beliefs.model.pending == 0, timeout=20_000)  # writer thread
     window.show_tab("Timeline")          # a hidden timeline re-reads its dots when shown
     dot = next(d for d in window.timeline.canvas.dots if d.id == ev)
     assert dot.belief_class == "axiom" and dot.pinned and dot.user_flag

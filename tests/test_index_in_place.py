@@ -268,3 +268,29 @@ def test_observation_changes_reach_the_neighbours(tmp_path, demo_db, sql) -> Non
         assert json.dumps(kept[event][7]) == "-1"
     with Memory.open(path) as fresh:
         assert live_rows(load_index(fresh.conn, fresh.embedding_model)) == kept
+
+
+@pytest.mark.parametrize("scorer", ["pulse", "dense"])
+def test_an_event_without_a_vector_moves_the_word_counts(tmp_path, demo_db, scorer) -> None:
+    """An event added without a vector changes no index row, but its words count: a query word
+    only it contains, asked before it existed (counted 0) and again after, is found, and the
+    coverage, abstention and results equal a fresh load's."""
+    from core.store import records
+
+    path = tmp_path / "memory.db"
+    shutil.copy(demo_db, path)
+    query = [{"query": "quokkablossom lanterns by the hospital", "scorer": scorer},
+             {"query": "quokkablossom", "scorer": scorer}]
+    with Memory.open(path) as memory:
+        before = answers(memory, query)
+        assert before[1]["evidence"]["words_found"] == 0 and before[0]["evidence"]["words"] == 3
+        records.add_event(memory.conn, actor="import", fields={
+            "title": "Quokkablossom", "description": "The quokkablossom lanterns at dusk.",
+            "ts": "2026-10-02T10:00:00Z"})
+        kept = answers(memory, query)
+        assert memory.scorer._indexes.full_loads == 1
+    with Memory.open(path) as fresh:
+        assert answers(fresh, query) == kept
+    assert kept[0]["evidence"]["words_found"] == before[0]["evidence"]["words_found"] + 1
+    assert kept[1]["evidence"]["words_found"] == 1
+    assert kept[1]["evidence"]["term_coverage"] > before[1]["evidence"]["term_coverage"]

@@ -65,13 +65,15 @@ def live_rows(index) -> dict[int, tuple]:
     return out
 
 
-@pytest.fixture(params=["float32", "int8"])
+@pytest.fixture(params=["float32", "int8", "int8+float32"])
 def representation(request, monkeypatch) -> str:
-    """float32: the matrix in memory (a small index). int8: what a large index keeps — codes
-    for the first pass, the float32 vectors read from the file for the exact re-score."""
-    if request.param == "int8":
+    """float32: the matrix in memory (a small index). int8: what a very large index keeps —
+    codes for the first pass, the float32 vectors read from the file for the exact re-score.
+    int8+float32: a large one — codes, and the float32 vectors in memory for the re-score
+    (a one-part query, the median's sample kept together)."""
+    if request.param.startswith("int8"):
         monkeypatch.setattr(index_module, "QUANTISE_ROWS", 0)
-        monkeypatch.setattr(index_module, "FLOAT_ROWS", 0)
+        monkeypatch.setattr(index_module, "FLOAT_ROWS", 0 if request.param == "int8" else 10**9)
     return request.param
 
 
@@ -144,7 +146,8 @@ def test_in_place_index_equals_a_fresh_load(tmp_path_factory, demo_db, represent
                 answers(memory, QUERIES[:1])
         kept = answers(memory)
         kept_index = memory.scorer._indexes.get(memory.conn, memory.embedding_model)
-        assert (kept_index.codes is not None) == (representation == "int8")
+        assert (kept_index.codes is not None) == representation.startswith("int8")
+        assert kept_index.keeps_float == (representation != "int8")
         kept_rows = live_rows(kept_index)
         assert cache.full_loads == 1, "a write forced a full reload"
     with Memory.open(path) as fresh:

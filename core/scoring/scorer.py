@@ -8,10 +8,11 @@ factors), `dense` (the same on the dense relevance alone; was `v3`), and the bas
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -33,6 +34,7 @@ from core.scoring.results import envelope, format_iso, results
 from core.scoring.settings import DEFAULT_SETTINGS, ScorerSettings
 from core.scoring.signature import BodyCache, body_similarity, mood_similarity, state_features
 from core.scoring.state import UserState
+from core.scoring.state_flags import StateFlagsCache
 from core.store.sqlite import sqlite3
 
 SCORERS = ("pulse", "dense", "v2", "cosine", "bm25")
@@ -105,6 +107,7 @@ class _Context:
     # pulse's state channel, per index row (None: the state carries no body to match)
     body_sim: np.ndarray | None = None
     mood_sim: np.ndarray | None = None
+    allowed_rows: np.ndarray | None = None     # np.flatnonzero(allowed), ascending
 
     def state_relevance(self, rows: np.ndarray) -> np.ndarray:
         if self.body_sim is None or self.mood_sim is None:
@@ -122,6 +125,49 @@ class _Context:
         return pos is not None and bool(self.allowed[pos])
 
 
+class Breakdown(MutableMapping):
+    """{event id: {"score", "terms"}} of every scored event, built from the score's columns
+    only for the events asked for (a query returns top_k of its ~100-300 candidates; a dict of
+    22 floats per candidate was most of the ranking's own time). An entry, once built, is
+    kept, so a caller may mark it (chain mode's via_chain); entries may be added."""
+
+    def __init__(self, ids: np.ndarray, score: np.ndarray,
+                 columns: dict[str, np.ndarray | float]) -> None:
+        self._at = {event_id: i for i, event_id in enumerate(ids.tolist())}
+        self._score, self._columns = score, columns
+        self._built: dict[int, dict[str, Any]] = {}
+
+    def __getitem__(self, event_id: int) -> dict[str, Any]:
+        built = self._built.get(event_id)
+        if built is None:
+            i = self._at[event_id]           # KeyError: not scored
+            terms = {name: _plain(value, i) for name, value in self._columns.items()}
+            built = self._built[event_id] = {"score": float(self._score[i]), "terms": terms}
+        return built
+
+    def __setitem__(self, event_id: int, value: dict[str, Any]) -> None:
+        self._built[event_id] = value
+
+    def __delitem__(self, event_id: int) -> None:
+        raise TypeError("a breakdown keeps every scored event")
+
+    def __contains__(self, event_id: object) -> bool:
+        return event_id in self._at or event_id in self._built
+
+    def __iter__(self):
+        return iter(dict.fromkeys([*self._at, *self._built]))
+
+    def __len__(self) -> int:
+        return len(dict.fromkeys([*self._at, *self._built]))
+
+
+def _plain(value: np.ndarray | float, i: int) -> float | bool:
+    if isinstance(value, np.ndarray):
+        item = value[i]
+        return bool(item) if value.dtype == bool else float(item)
+    return float(value)
+
+
 class Scorer:
     """Scores one memory. Caches the vector index and chain links until the memory changes."""
 
@@ -135,6 +181,7 @@ class Scorer:
         self._term_counts = TermCounts()
         self._postings = PostingsCache()
         self._bodies = BodyCache()
+        self._state_flags = StateFlagsCache()
 
     # -- public --------------------------------------------------------------------------
 
@@ -242,9 +289,10 @@ class Scorer:
         if request.domains:
             codes = np.array([DOMAIN_CODES[d] for d in request.domains], dtype=np.int8)
             allowed &= np.isin(index.domain_code, codes)
+        allowed_rows = np.flatnonzero(allowed)
         if dense is not None and dense.approximate:
-            _settle(dense, np.flatnonzero(allowed), request.top_k, settings)
-        pool = cos[allowed]
+            _settle(dense, allowed_rows, request.top_k, settings)
+        pool = cos if allowed_rows.size == cos.size else cos[allowed_rows]
         c_max = float(pool.max()) if pool.size else 0.0
         median = _median(pool, settings)
         normalised = pool.size >= settings.normalise_min_events and c_max - median >= 1e-6
@@ -262,7 +310,7 @@ class Scorer:
             body=body,
             date_ref=gates.date_reference(request.query, request.state, settings) if factors else None,
             recent_entities=self._recent_entities(request.state) if body else set(),
-            dense=dense,
+            dense=dense, allowed_rows=allowed_rows,
         )
 
     def _signature(self, request: Request, index: EventIndex
@@ -299,7 +347,7 @@ class Scorer:
         """Index rows to score, and any extra per-row terms (pulse's lexical channel)."""
         settings = ctx.request.settings
         n_keep = max(settings.candidates_min, settings.candidates_per_k * ctx.request.top_k)
-        rows = np.flatnonzero(ctx.allowed)
+        rows = ctx.allowed_rows if ctx.allowed_rows is not None else np.flatnonzero(ctx.allowed)
         dense = _top_rows(ctx.cos, rows, ctx.index.ids, n_keep)
         if ctx.request.scorer != "pulse":
             return dense, {}
@@ -368,7 +416,7 @@ class Scorer:
         return fused + weight * context + state, dense, context
 
     def _rank(self, ctx: _Context, force: np.ndarray | None = None
-              ) -> tuple[np.ndarray, dict[int, dict[str, Any]]]:
+              ) -> tuple[np.ndarray, Breakdown]:
         """Event ids best first, and the breakdown of every scored event by id. Rows in
         `force` are scored even when the query would drop them."""
         request, settings = ctx.request, ctx.request.settings
@@ -417,35 +465,31 @@ class Scorer:
                     days_ago, ctx.date_ref, settings)
         score = relevance * recency_factor * emotion * state * anchor * date
 
-        terms: dict[int, dict[str, Any]] = {}
-        for i, event_id in enumerate(ids.tolist()):
-            t: dict[str, Any] = {
-                "cosine": float(ctx.cos[rows[i]]), "relevance": float(relevance[i]),
-                "days_ago": float(days_ago[i]), "lambda": float(lam[i]),
-                "recency": float(recency[i]), "confidence_floor": float(floor[i]),
-                "recency_eff": float(recency_eff[i]),
-                "floor_applied": bool(floor[i] > recency[i]), "alpha": float(alpha),
-                "recency_factor": float(recency_factor[i]), "emotion": float(emotion[i]),
-                "state": float(state[i]), "anchor": float(anchor[i]), "date": float(date[i]),
-                "base": float(base[i]), "median_cosine": ctx.median, "max_cosine": ctx.c_max,
-            }
-            if request.scorer == "pulse":
-                lex = extra.get(int(rows[i]), {})
-                t.update(dense_relevance=float(dense_rel[i]), bm25=float(lex.get("bm25", 0.0)),
-                         bm25_norm=float(lex.get("bm25_norm", 0.0)),
-                         fusion_dense_weight=float(settings.hybrid_dense_weight),
-                         context_relevance=float(context[i]),
-                         context_weight=float(settings.context_weight))
-                if ctx.body_sim is not None and ctx.mood_sim is not None:
-                    t.update(body_similarity=float(ctx.body_sim[rows[i]]),
-                             mood_similarity=float(ctx.mood_sim[rows[i]]),
-                             state_relevance=float(ctx.body_sim[rows[i]] * ctx.mood_sim[rows[i]]),
-                             state_weight=float(settings.state_weight))
-            terms[event_id] = {"score": float(score[i]), "terms": t}
+        columns = {"cosine": ctx.cos[rows], "relevance": relevance, "days_ago": days_ago,
+                   "lambda": lam, "recency": recency, "confidence_floor": floor,
+                   "recency_eff": recency_eff, "floor_applied": floor > recency,
+                   "alpha": alpha, "recency_factor": recency_factor, "emotion": emotion,
+                   "state": state, "anchor": anchor, "date": date, "base": base,
+                   "median_cosine": ctx.median, "max_cosine": ctx.c_max}
+        if request.scorer == "pulse":
+            bm25 = np.zeros(rows.shape[0])
+            bm25_norm = np.zeros(rows.shape[0])
+            for i, r in enumerate(rows.tolist()):
+                lex = extra.get(r)
+                if lex is not None:
+                    bm25[i], bm25_norm[i] = lex["bm25"], lex["bm25_norm"]
+            columns.update(dense_relevance=dense_rel, bm25=bm25, bm25_norm=bm25_norm,
+                           fusion_dense_weight=settings.hybrid_dense_weight,
+                           context_relevance=context, context_weight=settings.context_weight)
+            if ctx.body_sim is not None and ctx.mood_sim is not None:
+                body, mood = ctx.body_sim[rows], ctx.mood_sim[rows]
+                columns.update(body_similarity=body, mood_similarity=mood,
+                               state_relevance=body * mood, state_weight=settings.state_weight)
+        terms = Breakdown(ids, score, columns)
         order = np.lexsort((ids, -score))
         return ids[order], terms
 
-    def _story(self, ctx: _Context, ranked: np.ndarray, terms: dict[int, dict[str, Any]]
+    def _story(self, ctx: _Context, ranked: np.ndarray, terms: Breakdown
                ) -> tuple[list[int], dict[int, dict[str, Any]]]:
         """Chain mode: the ranked events as a story with its causes (core/scoring/chain.py).
         A cause the ranking did not bring is scored like any event (its breakdown still
@@ -474,28 +518,20 @@ class Scorer:
         return story.ordered, via
 
     def _state_fits(self, ctx: _Context, ids: np.ndarray) -> np.ndarray:
+        """gates.state_fit of each candidate, from the gate inputs kept in memory
+        (core/scoring/state_flags.py); only the entity links are asked of SQL, once."""
         if ids.size == 0:
             return np.zeros(0)
-        marks = ",".join("?" * ids.size)
-        rows = {r[0]: (r[1], r[2]) for r in self.conn.execute(
-            f"SELECT id, biometrics, sentiment_label FROM events WHERE id IN ({marks})",
-            ids.tolist())}
-        linked: set[int] = set()
+        linked = np.zeros(ids.shape[0], dtype=bool)
         if ctx.recent_entities:
-            linked = {r[0] for r in self.conn.execute(
+            marks = ",".join("?" * ids.size)
+            found = [r[0] for r in self.conn.execute(
                 f"SELECT DISTINCT event_id FROM event_entities WHERE event_id IN ({marks})"
                 f" AND entity_id IN ({','.join('?' * len(ctx.recent_entities))})",
-                ids.tolist() + sorted(ctx.recent_entities))}
-        fits = []
-        for event_id in ids.tolist():
-            bio_text, label = rows[event_id]
-            try:
-                bio = json.loads(bio_text or "{}")
-            except ValueError:
-                bio = {}
-            fits.append(gates.state_fit(ctx.body or "", bio if isinstance(bio, dict) else {},
-                                        label or "", event_id in linked, ctx.request.settings))
-        return np.array(fits, dtype=np.float64)
+                ids.tolist() + sorted(ctx.recent_entities))]
+            linked = np.isin(ids, np.array(found, dtype=np.int64))
+        return self._state_flags.get(self.conn).fits(ids, ctx.body or "", linked,
+                                                     ctx.request.settings)
 
     def _recent_entities(self, state: UserState) -> set[int]:
         """Entities named (whole words, any alias) in the state's recent life events."""
@@ -569,8 +605,7 @@ def _settle(dense: DenseScores, rows: np.ndarray, top_k: int, settings: ScorerSe
     dense.settle_top(rows, max(settings.candidates_min, settings.candidates_per_k * top_k))
     sample = rows
     if rows.size > settings.median_exact_limit:
-        rng = np.random.default_rng(rows.size)
-        sample = rows[rng.choice(rows.size, size=settings.median_sample, replace=False)]
+        sample = rows[_sample_positions(rows.size, settings.median_sample)]
     half = sample.size // 2
     dense.settle_order(sample, [half] if sample.size % 2 else [half - 1, half])
 
@@ -589,16 +624,22 @@ def _median(pool: np.ndarray, settings: ScorerSettings) -> float:
     if pool.size <= settings.median_exact_limit:
         return float(np.median(pool))
     # a fixed sample (seeded by the memory's size) keeps large memories fast and reproducible
-    rng = np.random.default_rng(pool.size)
-    sample = rng.choice(pool.size, size=settings.median_sample, replace=False)
-    return float(np.median(pool[sample]))
+    return float(np.median(pool[_sample_positions(pool.size, settings.median_sample)]))
+
+
+@functools.lru_cache(maxsize=8)
+def _sample_positions(size: int, k: int) -> np.ndarray:
+    """The median's sample of positions in a pool of `size` (drawing it cost ~0.5 ms)."""
+    positions = np.random.default_rng(size).choice(size, size=k, replace=False)
+    positions.flags.writeable = False
+    return positions
 
 
 def _top_rows(values: np.ndarray, rows: np.ndarray, ids: np.ndarray, k: int) -> np.ndarray:
     """The k rows (of `rows`) with the highest values; ties broken by event id, deterministic."""
     if rows.size == 0:
         return rows
-    sub = values[rows]
+    sub = values if rows.size == values.size else values[rows]    # rows: ascending, distinct
     if rows.size > k:
         # take a little more than k so that ties at the cut are resolved by id, not by position
         cut = np.partition(sub, rows.size - k)[rows.size - k]

@@ -135,14 +135,21 @@ class Breakdown(MutableMapping):
                  columns: dict[str, np.ndarray | float]) -> None:
         self._at = {event_id: i for i, event_id in enumerate(ids.tolist())}
         self._score, self._columns = score, columns
+        self._lists: tuple[list[float], dict[str, list[Any]]] | None = None
         self._built: dict[int, dict[str, Any]] = {}
 
     def __getitem__(self, event_id: int) -> dict[str, Any]:
         built = self._built.get(event_id)
         if built is None:
             i = self._at[event_id]           # KeyError: not scored
-            terms = {name: _plain(value, i) for name, value in self._columns.items()}
-            built = self._built[event_id] = {"score": float(self._score[i]), "terms": terms}
+            if self._lists is None:          # Python floats and bools, as float() / bool()
+                self._lists = self._score.tolist(), {
+                    name: value.tolist() if isinstance(value, np.ndarray) else float(value)
+                    for name, value in self._columns.items()}
+            score, columns = self._lists
+            terms = {name: value[i] if isinstance(value, list) else value
+                     for name, value in columns.items()}
+            built = self._built[event_id] = {"score": score[i], "terms": terms}
         return built
 
     def __setitem__(self, event_id: int, value: dict[str, Any]) -> None:
@@ -159,13 +166,6 @@ class Breakdown(MutableMapping):
 
     def __len__(self) -> int:
         return len(dict.fromkeys([*self._at, *self._built]))
-
-
-def _plain(value: np.ndarray | float, i: int) -> float | bool:
-    if isinstance(value, np.ndarray):
-        item = value[i]
-        return bool(item) if value.dtype == bool else float(item)
-    return float(value)
 
 
 class Scorer:

@@ -297,3 +297,47 @@ def test_an_event_without_a_vector_moves_the_word_counts(tmp_path, demo_db, scor
     assert kept[0]["evidence"]["words_found"] == before[0]["evidence"]["words_found"] + 1
     assert kept[1]["evidence"]["words_found"] == 1
     assert kept[1]["evidence"]["term_coverage"] > before[1]["evidence"]["term_coverage"]
+
+
+def test_new_events_are_linked_without_relinking_every_row(tmp_path, demo_db,
+                                                           monkeypatch) -> None:
+    from core.store import records
+
+    """Events said after everything else of their source kind (here `remember`, twice) extend
+    their kind's chain: no relink of every row, and the neighbours are a fresh load's. A new
+    event on an old observation (a late arrival in its kind) relinks every row, right too."""
+    from core.store import records
+
+    path = tmp_path / "memory.db"
+    shutil.copy(demo_db, path)
+    relinks = []
+    original = index_module.EventIndex.relink
+    monkeypatch.setattr(index_module.EventIndex, "relink",
+                        lambda self: (relinks.append(len(self)), original(self))[1])
+    with Memory.open(path) as memory:
+        answers(memory)
+        loaded = len(relinks)
+        memory.remember(TEXTS[0], "2026-10-03T10:00:00Z")
+        memory.remember(TEXTS[1], "2026-10-03T10:05:00Z")
+        kept = live_rows(memory.scorer._indexes.get(memory.conn, memory.embedding_model))
+        assert len(relinks) == loaded, "an append relinked every row"
+        newest = memory.conn.execute("SELECT MAX(id) FROM events").fetchone()[0]
+        assert kept[newest][8] is not None          # linked to the one remembered before it
+    with Memory.open(path) as fresh:
+        assert live_rows(load_index(fresh.conn, fresh.embedding_model)) == kept
+    with Memory.open(path) as memory:
+        answers(memory)
+        loaded = len(relinks)
+        low, some = memory.conn.execute(
+            "SELECT source_observation, id FROM events WHERE source_observation IS NOT NULL"
+            " ORDER BY source_observation LIMIT 1").fetchone()
+        vector = np.frombuffer(memory.conn.execute(
+            "SELECT vector FROM event_embeddings WHERE event_id = ?", (some,)).fetchone()[0],
+            dtype=np.float32)
+        records.add_event(memory.conn, actor="import", fields={
+            "title": "A late arrival", "ts": "2026-10-05T10:00:00Z", "source_observation": low},
+            vectors=[records.Vector(memory.embedding_model, vector)])
+        kept = live_rows(memory.scorer._indexes.get(memory.conn, memory.embedding_model))
+        assert len(relinks) > loaded
+    with Memory.open(path) as fresh:
+        assert live_rows(load_index(fresh.conn, fresh.embedding_model)) == kept

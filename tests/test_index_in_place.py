@@ -301,8 +301,6 @@ def test_an_event_without_a_vector_moves_the_word_counts(tmp_path, demo_db, scor
 
 def test_new_events_are_linked_without_relinking_every_row(tmp_path, demo_db,
                                                            monkeypatch) -> None:
-    from core.store import records
-
     """Events said after everything else of their source kind (here `remember`, twice) extend
     their kind's chain: no relink of every row, and the neighbours are a fresh load's. A new
     event on an old observation (a late arrival in its kind) relinks every row, right too."""

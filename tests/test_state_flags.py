@@ -99,7 +99,7 @@ def test_kept_current_through_writes(memory: Memory) -> None:
     ids = add_events(memory, rng, 60)
     cache = StateFlagsCache()
     kept = cache.get(memory.conn)
-    for step in range(3):
+    for _ in range(3):
         for event_id in rng.sample(ids, 5):
             memory.forget(f"event:{event_id}")
             ids.remove(event_id)

@@ -26,6 +26,7 @@ class DenseScores:
     def __init__(self, index: EventIndex, query: np.ndarray, exact_product) -> None:
         self.index = index
         self.exact_rows = 0
+        self.top_pool: tuple[int, np.ndarray] | None = None   # (n, rows holding the n best)
         if index.codes is None:
             self.values = exact_product(index.matrix, query)
             self._known = None
@@ -47,7 +48,9 @@ class DenseScores:
         """Exact cosines of rows (computed once, then kept in `values`)."""
         rows = np.asarray(rows, dtype=np.int64)
         if self._known is not None and rows.size:
-            todo = np.unique(rows[~self._known[rows]])
+            todo = rows[~self._known[rows]]
+            if todo.size > 1 and not (todo[1:] > todo[:-1]).all():
+                todo = np.unique(todo)         # callers mostly pass ascending, distinct rows
             if todo.size:
                 self.values[todo] = self.index.vectors(todo) @ self._query
                 self._known[todo] = True
@@ -68,6 +71,9 @@ class DenseScores:
             high = np.add(values, bound, out=low)
             rows = rows[high >= cut]
         self.exact(rows)
+        # every other row's value (exact or not) is below `cut`, and at least n of these are
+        # at or above it: the n best of `rows` are the n best of all, ties included
+        self.top_pool = (n, rows)
 
     def settle_order(self, rows: np.ndarray, ranks: list[int]) -> None:
         """Make exact every row of `rows` that could hold one of the order statistics `ranks`

@@ -135,7 +135,7 @@ class Breakdown(MutableMapping):
                  columns: dict[str, np.ndarray | float]) -> None:
         self._at = {event_id: i for i, event_id in enumerate(ids.tolist())}
         self._score, self._columns = score, columns
-        self._lists: tuple[list[float], dict[str, list[Any]]] | None = None
+        self._lists: tuple[list[float], list[tuple[str, list | None, float | None]]] | None = None
         self._built: dict[int, dict[str, Any]] = {}
 
     def __getitem__(self, event_id: int) -> dict[str, Any]:
@@ -143,12 +143,12 @@ class Breakdown(MutableMapping):
         if built is None:
             i = self._at[event_id]           # KeyError: not scored
             if self._lists is None:          # Python floats and bools, as float() / bool()
-                self._lists = self._score.tolist(), {
-                    name: value.tolist() if isinstance(value, np.ndarray) else float(value)
-                    for name, value in self._columns.items()}
+                self._lists = self._score.tolist(), [
+                    (name, value.tolist(), None) if isinstance(value, np.ndarray)
+                    else (name, None, float(value)) for name, value in self._columns.items()]
             score, columns = self._lists
-            terms = {name: value[i] if isinstance(value, list) else value
-                     for name, value in columns.items()}
+            terms = {name: constant if values is None else values[i]
+                     for name, values, constant in columns}
             built = self._built[event_id] = {"score": score[i], "terms": terms}
         return built
 
@@ -348,7 +348,9 @@ class Scorer:
         settings = ctx.request.settings
         n_keep = max(settings.candidates_min, settings.candidates_per_k * ctx.request.top_k)
         rows = ctx.allowed_rows if ctx.allowed_rows is not None else np.flatnonzero(ctx.allowed)
-        dense = _top_rows(ctx.cos, rows, ctx.index.ids, n_keep)
+        settled = ctx.dense.top_pool if ctx.dense is not None else None
+        dense = _top_rows(ctx.cos, settled[1] if settled and settled[0] == n_keep else rows,
+                          ctx.index.ids, n_keep)
         if ctx.request.scorer != "pulse":
             return dense, {}
         lexical = self._bm25_search(ctx.request.query, n_keep, ctx.request.domains)

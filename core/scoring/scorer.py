@@ -182,6 +182,8 @@ class Scorer:
         self._postings = PostingsCache()
         self._bodies = BodyCache()
         self._state_flags = StateFlagsCache()
+        self._entities: tuple[tuple[int, int], list[tuple[int, list[re.Pattern[str]]]]] | None \
+            = None
 
     # -- public --------------------------------------------------------------------------
 
@@ -540,19 +542,29 @@ class Scorer:
         if not state.recent_life_events_7d:
             return set()
         text = " \n ".join(state.recent_life_events_7d).lower()
-        found = set()
+        return {entity_id for entity_id, patterns in self._entity_patterns()
+                if any(p.search(text) for p in patterns)}
+
+    def _entity_patterns(self) -> list[tuple[int, list[re.Pattern[str]]]]:
+        """Each entity's names as compiled whole-word patterns, kept until anything is written
+        to the memory (here: total_changes; another process: data_version). Compiling them on
+        every query that carried recent life events cost more than searching."""
+        key = (self.conn.execute("PRAGMA data_version").fetchone()[0], self.conn.total_changes)
+        if self._entities is not None and self._entities[0] == key:
+            return self._entities[1]
+        found = []
         for entity_id, name, aliases in self.conn.execute(
-                "SELECT id, canonical_name, aliases FROM entities"):
+                "SELECT id, canonical_name, aliases FROM entities ORDER BY id"):
             names = [name]
             try:
                 names += [a for a in json.loads(aliases or "[]") if isinstance(a, str)]
             except ValueError:
                 pass
-            for candidate in names:
-                candidate = candidate.strip().lower()
-                if candidate and re.search(r"(?<!\w)" + re.escape(candidate) + r"(?!\w)", text):
-                    found.add(int(entity_id))
-                    break
+            patterns = [re.compile(r"(?<!\w)" + re.escape(n) + r"(?!\w)")
+                        for n in (str(n or "").strip().lower() for n in names) if n]
+            if patterns:
+                found.append((int(entity_id), patterns))
+        self._entities = (key, found)
         return found
 
     # -- baselines -------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """The state gate's inputs kept in memory (core/scoring/state_flags.py) give exactly what
 gates.state_fit gives when it reads each event's biometrics and sentiment label itself, for
 odd stored values too, under changed thresholds, and after writes (kept current by the change
-log, equal to a fresh read). Real SQLite, events written through the command layer."""
+log, equal to a fresh read); the state channel's body table (signature.BodyCache) is kept
+current the same way. Real SQLite, events written through the command layer."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ import pytest
 
 from core.memory import Memory
 from core.scoring import gates
+from core.scoring.changelog import current_rev
 from core.scoring.settings import DEFAULT_SETTINGS
+from core.scoring.signature import BodyCache
 from core.scoring.state_flags import StateFlags, StateFlagsCache
 from core.store import records
 from tests.test_scoring_formula import NOW, iso
@@ -99,6 +102,8 @@ def test_kept_current_through_writes(memory: Memory) -> None:
     ids = add_events(memory, rng, 60)
     cache = StateFlagsCache()
     kept = cache.get(memory.conn)
+    bodies = BodyCache()                      # the state channel's body table, kept the same way
+    bodies.get(memory.conn, current_rev(memory.conn), DEFAULT_SETTINGS)
     for _ in range(3):
         for event_id in rng.sample(ids, 5):
             memory.forget(f"event:{event_id}")
@@ -113,3 +118,8 @@ def test_kept_current_through_writes(memory: Memory) -> None:
                 fresh.fits(query, body, none, DEFAULT_SETTINGS).tolist() == \
                 gate_per_event(memory, ids, body, set(), DEFAULT_SETTINGS).tolist()
         assert len(kept) == len(fresh)
+        rev = current_rev(memory.conn)
+        body = bodies.get(memory.conn, rev, DEFAULT_SETTINGS)
+        again = BodyCache().get(memory.conn, rev, DEFAULT_SETTINGS)
+        assert body.ids.tolist() == again.ids.tolist() and body.ids.size > 0
+        assert np.array_equal(body.features, again.features, equal_nan=True)

@@ -16,11 +16,13 @@ the event did not record is unknown, not 0. Events without biometrics score 0.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from core.scoring.changelog import RELOAD_SHARE, changes_since, current_rev
 from core.scoring.settings import ScorerSettings
 from core.scoring.state import UserState
 from core.store.sqlite import sqlite3
@@ -70,31 +72,70 @@ class BodyTable:
 
 
 class BodyCache:
-    """Keeps the events' body features until the memory changes (its index revision)."""
+    """Keeps the events' body features: read once, then, when the memory's revision moves, only
+    the events the change log names are read again (all of them when it cannot say, or when
+    the settings that scale the features change)."""
 
     def __init__(self) -> None:
         self._table: BodyTable | None = None
         self._settings_key: tuple[float, float] | None = None
+        self._seen = "0"            # the change-log position the table reflects
 
     def get(self, conn: sqlite3.Connection, rev: str, settings: ScorerSettings) -> BodyTable:
         key = (settings.body_hrv_low, settings.body_hrv_high)
-        if self._table is not None and self._table.rev == rev and self._settings_key == key:
-            return self._table
-        ids, rows = [], []
-        for event_id, text in conn.execute(
-                "SELECT id, biometrics FROM events WHERE biometrics IS NOT NULL"
-                " AND biometrics NOT IN ('', '{}', 'null') ORDER BY id"):
-            try:
-                data = json.loads(text)
-            except ValueError:
-                continue
-            if isinstance(data, dict):
-                ids.append(int(event_id))
-                rows.append(features(data, settings))
-        matrix = np.array(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
-        self._table = BodyTable(rev, np.array(ids, dtype=np.int64), matrix)
+        table = self._table
+        if table is not None and self._settings_key == key:
+            if table.rev == rev:
+                return table
+            changes = changes_since(conn, self._seen,
+                                    limit=max(1000, int(RELOAD_SHARE * max(table.ids.size, 1))))
+            if changes is not None:
+                self._table = _updated(conn, table, sorted(changes.rows), rev, settings)
+                self._seen = changes.rev
+                return self._table
+        self._seen = current_rev(conn)   # read first: a write after it is read again later
+        ids, rows = _read_features(conn, settings, "")
+        self._table = BodyTable(rev, ids, rows)
         self._settings_key = key
         return self._table
+
+
+_WITH_BODY = ("biometrics IS NOT NULL AND biometrics NOT IN ('', '{}', 'null')")
+
+
+def _read_features(conn: sqlite3.Connection, settings: ScorerSettings, where: str,
+                   params: Sequence[int] = ()) -> tuple[np.ndarray, np.ndarray]:
+    ids, rows = [], []
+    for event_id, text in conn.execute(
+            f"SELECT id, biometrics FROM events WHERE {_WITH_BODY}{where} ORDER BY id", params):
+        try:
+            data = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(data, dict):
+            ids.append(int(event_id))
+            rows.append(features(data, settings))
+    matrix = np.array(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
+    return np.array(ids, dtype=np.int64), matrix
+
+
+def _updated(conn: sqlite3.Connection, table: BodyTable, changed: list[int], rev: str,
+             settings: ScorerSettings) -> BodyTable:
+    """The table with the changed events read again (gone ones leave), rows by id."""
+    if not changed:
+        return BodyTable(rev, table.ids, table.features)
+    ids, rows = [np.zeros(0, dtype=np.int64)], [np.zeros((0, len(FEATURES)))]
+    for lo in range(0, len(changed), 500):
+        part = changed[lo: lo + 500]
+        found = _read_features(conn, settings, f" AND id IN ({','.join('?' * len(part))})",
+                               part)
+        ids.append(found[0])
+        rows.append(found[1])
+    keep = ~np.isin(table.ids, np.array(changed, dtype=np.int64))
+    merged = np.concatenate([table.ids[keep], *ids])
+    order = np.argsort(merged, kind="stable")
+    return BodyTable(rev, merged[order],
+                     np.concatenate([table.features[keep], *rows])[order])
 
 
 def body_similarity(query: np.ndarray, table: np.ndarray, settings: ScorerSettings

@@ -21,6 +21,8 @@ import numpy as np
 from core.scoring.index import EventIndex
 from core.scoring.quantised import approximate
 
+_KEPT_SAMPLE = 8_192     # largest median sample whose vectors the index keeps together
+
 
 class DenseScores:
     def __init__(self, index: EventIndex, query: np.ndarray, exact_product) -> None:
@@ -80,8 +82,9 @@ class DenseScores:
         (0-based, ascending)."""
         if self._known is None or rows.size == 0:
             return
-        if self._in_memory:
-            # the sample's vectors are kept together by the index: one product, no bound
+        if self._in_memory and rows.size <= _KEPT_SAMPLE:
+            # the sample's vectors are kept together by the index: one product, no bound (a
+            # domain filter's exact median over tens of thousands of rows takes the band)
             todo = ~self._known[rows]
             if todo.any():
                 product = self.index.sample_product(rows, self._query)

@@ -18,11 +18,16 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+# core before numpy: core/__init__.py pins OpenBLAS to one thread, which only works before
+# numpy loads it. Imported after, every bench measured two busy-waiting BLAS threads (a
+# 1,300-row re-score cost ~9 ms CPU instead of ~0.3); the fronts (CLI, app, MCP) import core
+# first, so this is what ships.
+import core  # noqa: E402,F401  isort: skip
+import numpy as np  # noqa: E402
 
 LOCOMO = (Path(__file__).resolve().parents[1].parent / "shared/data/locomo/locomo10.json")
 # PULSE_BENCH_CACHE moves it: several worktrees with different schema versions must not share

@@ -69,13 +69,15 @@ def live_rows(index) -> dict[int, tuple]:
     return out
 
 
-@pytest.fixture(params=["float32", "int8"])
+@pytest.fixture(params=["float32", "int8", "int8+float32"])
 def representation(request, monkeypatch) -> str:
-    """float32: the matrix in memory (a small index). int8: what a large index keeps — codes
-    for the first pass, the float32 vectors read from the file for the exact re-score."""
-    if request.param == "int8":
+    """float32: the matrix in memory (a small index). int8: what a very large index keeps —
+    codes for the first pass, the float32 vectors read from the file for the exact re-score.
+    int8+float32: a large one — codes, and the float32 vectors in memory for the re-score
+    (a one-part query, the median's sample kept together)."""
+    if request.param.startswith("int8"):
         monkeypatch.setattr(index_module, "QUANTISE_ROWS", 0)
-        monkeypatch.setattr(index_module, "FLOAT_ROWS", 0)
+        monkeypatch.setattr(index_module, "FLOAT_ROWS", 0 if request.param == "int8" else 10**9)
     return request.param
 
 
@@ -149,7 +151,8 @@ def test_in_place_index_equals_a_fresh_load(tmp_path_factory, demo_db, represent
                 answers(memory, QUERIES[:1])
         kept = answers(memory)
         kept_index = memory.scorer._indexes.get(memory.conn, memory.embedding_model)
-        assert (kept_index.codes is not None) == (representation == "int8")
+        assert (kept_index.codes is not None) == representation.startswith("int8")
+        assert kept_index.keeps_float == (representation != "int8")
         kept_rows = live_rows(kept_index)
         assert cache.full_loads == 1, "a write forced a full reload"
     with Memory.open(path) as cold:           # a cold start: the snapshot and the log since
@@ -280,5 +283,73 @@ def test_observation_changes_reach_the_neighbours(tmp_path, demo_db, sql) -> Non
         kept = live_rows(memory.scorer._indexes.get(memory.conn, memory.embedding_model))
         assert memory.scorer._indexes.full_loads == 1
         assert json.dumps(kept[event][7]) == "-1"
+    with Memory.open(path) as fresh:
+        assert live_rows(load_index(fresh.conn, fresh.embedding_model)) == kept
+
+
+@pytest.mark.parametrize("scorer", ["pulse", "dense"])
+def test_an_event_without_a_vector_moves_the_word_counts(tmp_path, demo_db, scorer) -> None:
+    """An event added without a vector changes no index row, but its words count: a query word
+    only it contains, asked before it existed (counted 0) and again after, is found, and the
+    coverage, abstention and results equal a fresh load's."""
+    from core.store import records
+
+    path = tmp_path / "memory.db"
+    shutil.copy(demo_db, path)
+    query = [{"query": "quokkablossom lanterns by the hospital", "scorer": scorer},
+             {"query": "quokkablossom", "scorer": scorer}]
+    with Memory.open(path) as memory:
+        before = answers(memory, query)
+        assert before[1]["evidence"]["words_found"] == 0 and before[0]["evidence"]["words"] == 3
+        records.add_event(memory.conn, actor="import", fields={
+            "title": "Quokkablossom", "description": "The quokkablossom lanterns at dusk.",
+            "ts": "2026-10-02T10:00:00Z"})
+        kept = answers(memory, query)
+        assert memory.scorer._indexes.full_loads == 1
+    with Memory.open(path) as fresh:
+        assert answers(fresh, query) == kept
+    assert kept[0]["evidence"]["words_found"] == before[0]["evidence"]["words_found"] + 1
+    assert kept[1]["evidence"]["words_found"] == 1
+    assert kept[1]["evidence"]["term_coverage"] > before[1]["evidence"]["term_coverage"]
+
+
+def test_new_events_are_linked_without_relinking_every_row(tmp_path, demo_db,
+                                                           monkeypatch) -> None:
+    """Events said after everything else of their source kind (here `remember`, twice) extend
+    their kind's chain: no relink of every row, and the neighbours are a fresh load's. A new
+    event on an old observation (a late arrival in its kind) relinks every row, right too."""
+    from core.store import records
+
+    path = tmp_path / "memory.db"
+    shutil.copy(demo_db, path)
+    relinks = []
+    original = index_module.EventIndex.relink
+    monkeypatch.setattr(index_module.EventIndex, "relink",
+                        lambda self: (relinks.append(len(self)), original(self))[1])
+    with Memory.open(path) as memory:
+        answers(memory)
+        loaded = len(relinks)
+        memory.remember(TEXTS[0], "2026-10-03T10:00:00Z")
+        memory.remember(TEXTS[1], "2026-10-03T10:05:00Z")
+        kept = live_rows(memory.scorer._indexes.get(memory.conn, memory.embedding_model))
+        assert len(relinks) == loaded, "an append relinked every row"
+        newest = memory.conn.execute("SELECT MAX(id) FROM events").fetchone()[0]
+        assert kept[newest][8] is not None          # linked to the one remembered before it
+    with Memory.open(path) as fresh:
+        assert live_rows(load_index(fresh.conn, fresh.embedding_model)) == kept
+    with Memory.open(path) as memory:
+        answers(memory)
+        loaded = len(relinks)
+        low, some = memory.conn.execute(
+            "SELECT source_observation, id FROM events WHERE source_observation IS NOT NULL"
+            " ORDER BY source_observation LIMIT 1").fetchone()
+        vector = np.frombuffer(memory.conn.execute(
+            "SELECT vector FROM event_embeddings WHERE event_id = ?", (some,)).fetchone()[0],
+            dtype=np.float32)
+        records.add_event(memory.conn, actor="import", fields={
+            "title": "A late arrival", "ts": "2026-10-05T10:00:00Z", "source_observation": low},
+            vectors=[records.Vector(memory.embedding_model, vector)])
+        kept = live_rows(memory.scorer._indexes.get(memory.conn, memory.embedding_model))
+        assert len(relinks) > loaded
     with Memory.open(path) as fresh:
         assert live_rows(load_index(fresh.conn, fresh.embedding_model)) == kept

@@ -39,6 +39,10 @@ def test_products_are_exact_and_the_bound_holds() -> None:
         exact = m.astype(np.float64) @ q.astype(np.float64)
         assert (np.abs(approx - exact) <= bound).all()
         assert bound.max() < 0.05          # tight enough to leave most rows out
+        # one query part (the float32 vectors in memory): half the products, a wider bound
+        approx1, bound1 = approximate(rows, scale, vec_norm, err_norm, code_sum, q, n_parts=1)
+        assert (np.abs(approx1 - exact) <= bound1).all()
+        assert bound.max() < bound1.max() < 0.1
 
 
 def test_rows_move_between_blocks() -> None:

@@ -327,3 +327,18 @@ def test_a_state_at_its_bounds_is_kept() -> None:
             edge.snapshot_days_ago) == (0.0, 1.0, 24.0, 0.0, 0.0)
     assert edge.mood_vector == {"joy": 1.0, "fear": 0.0} and edge.hr_trend is None
     assert edge.recent_life_events_7d == ("a fight",)
+
+
+def test_recent_life_events_find_entities_added_since_the_last_query(memory: Memory) -> None:
+    """The entity names are compiled once and kept until something is written: an entity
+    added (here, or an alias) is found by the next query's recent life events."""
+    kind = "person"
+    mama = records.add_entity(memory.conn, actor="manual", name="Mama", kind=kind,
+                              aliases=["Mom"])
+    state = parse_state({"recent_life_events_7d": ["Mom called twice; Dr. Lee said rest"]})
+    scorer = memory.scorer
+    assert scorer._recent_entities(state) == {mama}
+    assert scorer._recent_entities(state) == {mama}          # kept: nothing was written
+    lee = records.add_entity(memory.conn, actor="manual", name="Dr. Lee", kind=kind)
+    records.add_entity(memory.conn, actor="manual", name="Mo", kind=kind)   # not a whole word
+    assert scorer._recent_entities(state) == {mama, lee}

@@ -20,6 +20,7 @@ class Changes:
     rev: str                                           # the revision these changes lead to
     rows: set[int] = field(default_factory=set)        # events to re-read (any kind)
     text: bool = False                                 # an event was added, removed or re-worded
+    text_rows: set[int] = field(default_factory=set)   # the events of those 'text' changes
     chains: set[int] = field(default_factory=set)      # events whose chain links changed
 
 
@@ -45,7 +46,9 @@ def changes_since(conn: sqlite3.Connection, rev: str, limit: int | None = None
             out.chains.add(int(event_id))
             continue
         out.rows.add(int(event_id))
-        out.text = out.text or kind == "text"
+        if kind == "text":
+            out.text = True
+            out.text_rows.add(int(event_id))
         if limit is not None and len(out.rows) > limit:
             return None
     out.rev = str(last)

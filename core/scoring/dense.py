@@ -21,18 +21,25 @@ import numpy as np
 from core.scoring.index import EventIndex
 from core.scoring.quantised import approximate
 
+_KEPT_SAMPLE = 8_192     # largest median sample whose vectors the index keeps together
+
 
 class DenseScores:
     def __init__(self, index: EventIndex, query: np.ndarray, exact_product) -> None:
         self.index = index
         self.exact_rows = 0
+        self.top_pool: tuple[int, np.ndarray] | None = None   # (n, rows holding the n best)
         if index.codes is None:
             self.values = exact_product(index.matrix, query)
             self._known = None
             return
         self._query = np.asarray(query, dtype=np.float32)
+        # with the float32 vectors in memory a re-scored row is a cheap gather: one query part
+        # (half the first pass, about twice the rows re-scored); read from the file, two
+        self._in_memory = index.keeps_float
         self.values, self._bound = approximate(index.codes, index.scale, index.vec_norm,
-                                               index.err_norm, index.code_sum, self._query)
+                                               index.err_norm, index.code_sum, self._query,
+                                               n_parts=1 if self._in_memory else 2)
         self._known = np.zeros(self.values.shape[0], dtype=bool)
 
     @property
@@ -43,7 +50,9 @@ class DenseScores:
         """Exact cosines of rows (computed once, then kept in `values`)."""
         rows = np.asarray(rows, dtype=np.int64)
         if self._known is not None and rows.size:
-            todo = np.unique(rows[~self._known[rows]])
+            todo = rows[~self._known[rows]]
+            if todo.size > 1 and not (todo[1:] > todo[:-1]).all():
+                todo = np.unique(todo)         # callers mostly pass ascending, distinct rows
             if todo.size:
                 self.values[todo] = self.index.vectors(todo) @ self._query
                 self._known[todo] = True
@@ -55,16 +64,35 @@ class DenseScores:
         """Make exact every row of `rows` that could be among the n largest."""
         if self._known is None or rows.size == 0:
             return
-        low = self.values[rows] - self._bound[rows]
+        every = rows.size == self.values.size      # rows are ascending and distinct
+        values = self.values if every else self.values[rows]
+        bound = self._bound if every else self._bound[rows]
         if rows.size > n:
+            low = values - bound
             cut = np.partition(low, rows.size - n)[rows.size - n]
-            rows = rows[self.values[rows] + self._bound[rows] >= cut]
+            high = np.add(values, bound, out=low)
+            rows = rows[high >= cut]
         self.exact(rows)
+        # every other row's value (exact or not) is below `cut`, and at least n of these are
+        # at or above it: the n best of `rows` are the n best of all, ties included
+        self.top_pool = (n, rows)
 
     def settle_order(self, rows: np.ndarray, ranks: list[int]) -> None:
         """Make exact every row of `rows` that could hold one of the order statistics `ranks`
         (0-based, ascending)."""
         if self._known is None or rows.size == 0:
+            return
+        if self._in_memory and rows.size <= _KEPT_SAMPLE:
+            # the sample's vectors are kept together by the index: one product, no bound (a
+            # domain filter's exact median over tens of thousands of rows takes the band)
+            todo = ~self._known[rows]
+            if todo.any():
+                product = self.index.sample_product(rows, self._query)
+                fresh = rows[todo]
+                self.values[fresh] = product[todo]
+                self._known[fresh] = True
+                self._bound[fresh] = 0.0
+                self.exact_rows += int(fresh.size)
             return
         low = self.values[rows] - self._bound[rows]
         high = self.values[rows] + self._bound[rows]

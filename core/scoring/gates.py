@@ -73,7 +73,10 @@ def _num(bio: dict[str, Any], name: str) -> float | None:
     value = bio.get(name)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:      # an integer too large for a float (hand-written JSON): unusable
+        return None
 
 
 def is_depletion(bio: dict[str, Any], label: str, settings: ScorerSettings) -> bool:

@@ -6,6 +6,7 @@ import math
 import re
 from collections.abc import Sequence
 
+from core.scoring.changelog import changes_since, current_rev
 from core.store.sqlite import sqlite3
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -74,25 +75,56 @@ def content_words(text: str, limit: int = 16) -> list[str]:
 
 
 class TermCounts:
-    """How many events contain each word, kept until an event's words change (the change log): a
-    conversation reuses its words, so most queries cost no FTS lookup at all."""
+    """How many events contain each word, kept across writes: a conversation reuses its words,
+    so most queries cost no FTS lookup at all. When the memory's words change (the change log)
+    and every re-worded event is new — an id above all the events counted, the usual import
+    or `remember` — a kept count grows by the word's matches among the new ids only, when the
+    word is next asked (FTS5 seeks by rowid: at 1M events a full count of a common word is
+    tens of ms). Any other change of words (an edit, an erasure) drops the counts."""
 
-    LIMIT = 50_000   # words remembered per revision
+    LIMIT = 50_000   # words remembered
 
     def __init__(self) -> None:
-        self._rev: str | None = None
-        self._counts: dict[str, int] = {}
+        self._rev: str | None = None      # the text revision last asked for
+        self._seen = "0"                  # the change-log position the counts reflect
+        self._top = 0                     # the counts cover events with id ≤ _top
+        self._counts: dict[str, tuple[int, int]] = {}     # word → (count, its ids' top)
+
+    def _reset(self, conn: sqlite3.Connection) -> None:
+        self._seen = current_rev(conn)    # read before MAX(id): a write between is seen below
+        self._top = self._max_id(conn)
+        self._counts = {}
+
+    @staticmethod
+    def _max_id(conn: sqlite3.Connection) -> int:
+        return int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM events").fetchone()[0])
+
+    def _sync(self, conn: sqlite3.Connection) -> None:
+        changes = changes_since(conn, self._seen, limit=self.LIMIT)
+        if changes is None or any(i <= self._top for i in changes.text_rows):
+            self._reset(conn)
+            return
+        self._seen = changes.rev
+        if changes.text_rows:
+            self._top = max(self._top, self._max_id(conn))
 
     def get(self, conn: sqlite3.Connection, rev: str, word: str) -> int:
         if rev != self._rev:
-            self._rev, self._counts = rev, {}
-        count = self._counts.get(word)
-        if count is None:
-            phrase = '"' + word.replace('"', '""') + '"'
-            count = int(conn.execute("SELECT count(*) FROM events_fts WHERE events_fts MATCH ?",
-                                     (phrase,)).fetchone()[0])
-            if len(self._counts) < self.LIMIT:
-                self._counts[word] = count
+            if self._rev is None:
+                self._reset(conn)
+            else:
+                self._sync(conn)
+            self._rev = rev
+        phrase = '"' + word.replace('"', '""') + '"'
+        kept = self._counts.get(word)
+        if kept is not None and kept[1] == self._top:
+            return kept[0]
+        low, count = (0, 0) if kept is None else (kept[1], kept[0])
+        count += int(conn.execute(
+            "SELECT count(*) FROM events_fts WHERE events_fts MATCH ? AND rowid > ?"
+            " AND rowid <= ?", (phrase, low, self._top)).fetchone()[0])
+        if kept is not None or len(self._counts) < self.LIMIT:
+            self._counts[word] = (count, self._top)
         return count
 
 

@@ -45,13 +45,16 @@ QUERY_LEVELS = 63
 _OFFSET = 64
 
 
-def quantise_query(query: np.ndarray) -> tuple[list[tuple[np.ndarray, float]], float, float]:
-    """The query as two 7-bit parts, q = t1·k1 + t2·k2 + f (each k as uint8 offset by 64):
-    the second part carries the first's rounding, so ‖f‖ is ~126 times smaller and the bound
-    is nearly all the rows' own error. Returns ([(k1, t1), (k2, t2)], ‖f‖, ‖q‖)."""
+def quantise_query(query: np.ndarray, n_parts: int = 2
+                   ) -> tuple[list[tuple[np.ndarray, float]], float, float]:
+    """The query as 7-bit parts, q = t1·k1 + t2·k2 + f (each k as uint8 offset by 64): the
+    second part carries the first's rounding, so ‖f‖ is ~126 times smaller and the bound is
+    nearly all the rows' own error. Returns ([(k1, t1), (k2, t2)], ‖f‖, ‖q‖). With one part
+    the first pass costs half and the bound is about twice as wide (more rows re-scored:
+    cheap when the float32 vectors are in memory)."""
     q = np.asarray(query, dtype=np.float64)
     parts, rest = [], q
-    for _ in range(2):
+    for _ in range(n_parts):
         peak = float(np.abs(rest).max()) if rest.size else 0.0
         t = peak / QUERY_LEVELS if peak > 0 else 1.0
         k = np.rint(rest / t).clip(-QUERY_LEVELS, QUERY_LEVELS)
@@ -151,15 +154,20 @@ def _session(dim: int):
 
 
 def approximate(rows: QuantisedRows, scale: np.ndarray, vec_norm: np.ndarray,
-                err_norm: np.ndarray, code_sum: np.ndarray, query: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray]:
+                err_norm: np.ndarray, code_sum: np.ndarray, query: np.ndarray,
+                n_parts: int = 2) -> tuple[np.ndarray, np.ndarray]:
     """(approximate cosine, bound on its error) of every row for a query. The per-row columns
     are float64 (code_sum holds integers, exact in float64)."""
-    parts, rest, q_norm = quantise_query(query)
-    (k1, t1), (k2, t2) = parts
-    products = rows.products(np.stack([k1, k2]), scale.shape[0])
-    approx = t1 * products[0] + t2 * products[1].astype(np.float64)
-    approx -= (_OFFSET * (t1 + t2)) * code_sum
+    parts, rest, q_norm = quantise_query(query, n_parts)
+    products = rows.products(np.stack([k for k, _ in parts]), scale.shape[0])
+    (k1, t1) = parts[0]
+    approx = t1 * products[0]
+    offset = t1
+    if n_parts > 1:
+        (k2, t2) = parts[1]
+        approx += t2 * products[1].astype(np.float64)
+        offset += t2
+    approx -= (_OFFSET * offset) * code_sum
     approx *= scale
     bound = err_norm * (q_norm * (1 + _SLACK))
     bound += vec_norm * (rest + _SLACK * q_norm)

@@ -8,6 +8,7 @@ factors), `dense` (the same on the dense relevance alone; was `v3`), and the bas
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -23,6 +24,7 @@ from core.beliefs import BELIEF_CLASSES, DOMAINS
 from core.embedding.base import Embedder
 from core.errors import PulseError
 from core.scoring import gates
+from core.scoring.breakdown import Breakdown
 from core.scoring.chain import ChainCache, ancestors, chain_story, direct_links, roots_first
 from core.scoring.dense import DenseScores
 from core.scoring.evidence import Evidence, abstain_reason
@@ -33,6 +35,7 @@ from core.scoring.results import envelope, format_iso, results
 from core.scoring.settings import DEFAULT_SETTINGS, ScorerSettings
 from core.scoring.signature import BodyCache, body_similarity, mood_similarity, state_features
 from core.scoring.state import UserState
+from core.scoring.state_flags import StateFlagsCache
 from core.store.sqlite import sqlite3
 
 SCORERS = ("pulse", "dense", "v2", "cosine", "bm25")
@@ -105,6 +108,7 @@ class _Context:
     # pulse's state channel, per index row (None: the state carries no body to match)
     body_sim: np.ndarray | None = None
     mood_sim: np.ndarray | None = None
+    allowed_rows: np.ndarray | None = None     # np.flatnonzero(allowed), ascending
 
     def state_relevance(self, rows: np.ndarray) -> np.ndarray:
         if self.body_sim is None or self.mood_sim is None:
@@ -135,6 +139,9 @@ class Scorer:
         self._term_counts = TermCounts()
         self._postings = PostingsCache()
         self._bodies = BodyCache()
+        self._state_flags = StateFlagsCache()
+        self._entities: tuple[tuple[int, int], list[tuple[int, list[re.Pattern[str]]]]] | None \
+            = None
 
     # -- public --------------------------------------------------------------------------
 
@@ -242,9 +249,10 @@ class Scorer:
         if request.domains:
             codes = np.array([DOMAIN_CODES[d] for d in request.domains], dtype=np.int8)
             allowed &= np.isin(index.domain_code, codes)
+        allowed_rows = np.flatnonzero(allowed)
         if dense is not None and dense.approximate:
-            _settle(dense, np.flatnonzero(allowed), request.top_k, settings)
-        pool = cos[allowed]
+            _settle(dense, allowed_rows, request.top_k, settings)
+        pool = cos if allowed_rows.size == cos.size else cos[allowed_rows]
         c_max = float(pool.max()) if pool.size else 0.0
         median = _median(pool, settings)
         normalised = pool.size >= settings.normalise_min_events and c_max - median >= 1e-6
@@ -262,7 +270,7 @@ class Scorer:
             body=body,
             date_ref=gates.date_reference(request.query, request.state, settings) if factors else None,
             recent_entities=self._recent_entities(request.state) if body else set(),
-            dense=dense,
+            dense=dense, allowed_rows=allowed_rows,
         )
 
     def _signature(self, request: Request, index: EventIndex
@@ -301,8 +309,10 @@ class Scorer:
         """Index rows to score, and any extra per-row terms (pulse's lexical channel)."""
         settings = ctx.request.settings
         n_keep = max(settings.candidates_min, settings.candidates_per_k * ctx.request.top_k)
-        rows = np.flatnonzero(ctx.allowed)
-        dense = _top_rows(ctx.cos, rows, ctx.index.ids, n_keep)
+        rows = ctx.allowed_rows if ctx.allowed_rows is not None else np.flatnonzero(ctx.allowed)
+        settled = ctx.dense.top_pool if ctx.dense is not None else None
+        dense = _top_rows(ctx.cos, settled[1] if settled and settled[0] == n_keep else rows,
+                          ctx.index.ids, n_keep)
         if ctx.request.scorer != "pulse":
             return dense, {}
         lexical = self._bm25_search(ctx.request.query, n_keep, ctx.request.domains)
@@ -403,7 +413,7 @@ class Scorer:
         return out
 
     def _rank(self, ctx: _Context, force: np.ndarray | None = None
-              ) -> tuple[np.ndarray, dict[int, dict[str, Any]]]:
+              ) -> tuple[np.ndarray, Breakdown]:
         """Event ids best first, and the breakdown of every scored event by id. Rows in
         `force` are scored even when the query would drop them."""
         request, settings = ctx.request, ctx.request.settings
@@ -453,38 +463,34 @@ class Scorer:
                     days_ago, ctx.date_ref, settings)
         score = relevance * recency_factor * emotion * state * anchor * date
 
-        terms: dict[int, dict[str, Any]] = {}
-        for i, event_id in enumerate(ids.tolist()):
-            t: dict[str, Any] = {
-                "cosine": float(ctx.cos[rows[i]]), "relevance": float(relevance[i]),
-                "days_ago": float(days_ago[i]), "lambda": float(lam[i]),
-                "recency": float(recency[i]), "confidence_floor": float(floor[i]),
-                "recency_eff": float(recency_eff[i]),
-                "floor_applied": bool(floor[i] > recency[i]), "alpha": float(alpha),
-                "recency_factor": float(recency_factor[i]), "emotion": float(emotion[i]),
-                "state": float(state[i]), "anchor": float(anchor[i]), "date": float(date[i]),
-                "base": float(base[i]), "median_cosine": ctx.median, "max_cosine": ctx.c_max,
-            }
-            if request.scorer == "pulse":
-                lex = extra.get(int(rows[i]), {})
-                t.update(dense_relevance=float(dense_rel[i]), bm25=float(lex.get("bm25", 0.0)),
-                         bm25_norm=float(lex.get("bm25_norm", 0.0)),
-                         fusion_dense_weight=float(settings.hybrid_dense_weight),
-                         context_relevance=float(context[i]),
-                         context_weight=float(settings.context_weight))
-                if settings.chain_context_weight > 0:
-                    t.update(chain_context=float(chain[i]),
-                             chain_context_weight=float(settings.chain_context_weight))
-                if ctx.body_sim is not None and ctx.mood_sim is not None:
-                    t.update(body_similarity=float(ctx.body_sim[rows[i]]),
-                             mood_similarity=float(ctx.mood_sim[rows[i]]),
-                             state_relevance=float(ctx.body_sim[rows[i]] * ctx.mood_sim[rows[i]]),
-                             state_weight=float(settings.state_weight))
-            terms[event_id] = {"score": float(score[i]), "terms": t}
+        columns = {"cosine": ctx.cos[rows], "relevance": relevance, "days_ago": days_ago,
+                   "lambda": lam, "recency": recency, "confidence_floor": floor,
+                   "recency_eff": recency_eff, "floor_applied": floor > recency,
+                   "alpha": alpha, "recency_factor": recency_factor, "emotion": emotion,
+                   "state": state, "anchor": anchor, "date": date, "base": base,
+                   "median_cosine": ctx.median, "max_cosine": ctx.c_max}
+        if request.scorer == "pulse":
+            bm25 = np.zeros(rows.shape[0])
+            bm25_norm = np.zeros(rows.shape[0])
+            for i, r in enumerate(rows.tolist()):
+                lex = extra.get(r)
+                if lex is not None:
+                    bm25[i], bm25_norm[i] = lex["bm25"], lex["bm25_norm"]
+            columns.update(dense_relevance=dense_rel, bm25=bm25, bm25_norm=bm25_norm,
+                           fusion_dense_weight=settings.hybrid_dense_weight,
+                           context_relevance=context, context_weight=settings.context_weight)
+            if settings.chain_context_weight > 0:
+                columns.update(chain_context=chain,
+                               chain_context_weight=settings.chain_context_weight)
+            if ctx.body_sim is not None and ctx.mood_sim is not None:
+                body, mood = ctx.body_sim[rows], ctx.mood_sim[rows]
+                columns.update(body_similarity=body, mood_similarity=mood,
+                               state_relevance=body * mood, state_weight=settings.state_weight)
+        terms = Breakdown(ids, score, columns)
         order = np.lexsort((ids, -score))
         return ids[order], terms
 
-    def _story(self, ctx: _Context, ranked: np.ndarray, terms: dict[int, dict[str, Any]]
+    def _story(self, ctx: _Context, ranked: np.ndarray, terms: Breakdown
                ) -> tuple[list[int], dict[int, dict[str, Any]]]:
         """Chain mode: the ranked events as a story with its causes (core/scoring/chain.py).
         A cause the ranking did not bring is scored like any event (its breakdown still
@@ -513,47 +519,49 @@ class Scorer:
         return story.ordered, via
 
     def _state_fits(self, ctx: _Context, ids: np.ndarray) -> np.ndarray:
+        """gates.state_fit of each candidate, from the gate inputs kept in memory
+        (core/scoring/state_flags.py); only the entity links are asked of SQL, once."""
         if ids.size == 0:
             return np.zeros(0)
-        marks = ",".join("?" * ids.size)
-        rows = {r[0]: (r[1], r[2]) for r in self.conn.execute(
-            f"SELECT id, biometrics, sentiment_label FROM events WHERE id IN ({marks})",
-            ids.tolist())}
-        linked: set[int] = set()
+        linked = np.zeros(ids.shape[0], dtype=bool)
         if ctx.recent_entities:
-            linked = {r[0] for r in self.conn.execute(
+            marks = ",".join("?" * ids.size)
+            found = [r[0] for r in self.conn.execute(
                 f"SELECT DISTINCT event_id FROM event_entities WHERE event_id IN ({marks})"
                 f" AND entity_id IN ({','.join('?' * len(ctx.recent_entities))})",
-                ids.tolist() + sorted(ctx.recent_entities))}
-        fits = []
-        for event_id in ids.tolist():
-            bio_text, label = rows[event_id]
-            try:
-                bio = json.loads(bio_text or "{}")
-            except ValueError:
-                bio = {}
-            fits.append(gates.state_fit(ctx.body or "", bio if isinstance(bio, dict) else {},
-                                        label or "", event_id in linked, ctx.request.settings))
-        return np.array(fits, dtype=np.float64)
+                ids.tolist() + sorted(ctx.recent_entities))]
+            linked = np.isin(ids, np.array(found, dtype=np.int64))
+        return self._state_flags.get(self.conn).fits(ids, ctx.body or "", linked,
+                                                     ctx.request.settings)
 
     def _recent_entities(self, state: UserState) -> set[int]:
         """Entities named (whole words, any alias) in the state's recent life events."""
         if not state.recent_life_events_7d:
             return set()
         text = " \n ".join(state.recent_life_events_7d).lower()
-        found = set()
+        return {entity_id for entity_id, patterns in self._entity_patterns()
+                if any(p.search(text) for p in patterns)}
+
+    def _entity_patterns(self) -> list[tuple[int, list[re.Pattern[str]]]]:
+        """Each entity's names as compiled whole-word patterns, kept until anything is written
+        to the memory (here: total_changes; another process: data_version). Compiling them on
+        every query that carried recent life events cost more than searching."""
+        key = (self.conn.execute("PRAGMA data_version").fetchone()[0], self.conn.total_changes)
+        if self._entities is not None and self._entities[0] == key:
+            return self._entities[1]
+        found = []
         for entity_id, name, aliases in self.conn.execute(
-                "SELECT id, canonical_name, aliases FROM entities"):
+                "SELECT id, canonical_name, aliases FROM entities ORDER BY id"):
             names = [name]
             try:
                 names += [a for a in json.loads(aliases or "[]") if isinstance(a, str)]
             except ValueError:
                 pass
-            for candidate in names:
-                candidate = candidate.strip().lower()
-                if candidate and re.search(r"(?<!\w)" + re.escape(candidate) + r"(?!\w)", text):
-                    found.add(int(entity_id))
-                    break
+            patterns = [re.compile(r"(?<!\w)" + re.escape(n) + r"(?!\w)")
+                        for n in (str(n or "").strip().lower() for n in names) if n]
+            if patterns:
+                found.append((int(entity_id), patterns))
+        self._entities = (key, found)
         return found
 
     # -- baselines -------------------------------------------------------------------------
@@ -608,8 +616,7 @@ def _settle(dense: DenseScores, rows: np.ndarray, top_k: int, settings: ScorerSe
     dense.settle_top(rows, max(settings.candidates_min, settings.candidates_per_k * top_k))
     sample = rows
     if rows.size > settings.median_exact_limit:
-        rng = np.random.default_rng(rows.size)
-        sample = rows[rng.choice(rows.size, size=settings.median_sample, replace=False)]
+        sample = rows[_sample_positions(rows.size, settings.median_sample)]
     half = sample.size // 2
     dense.settle_order(sample, [half] if sample.size % 2 else [half - 1, half])
 
@@ -628,16 +635,22 @@ def _median(pool: np.ndarray, settings: ScorerSettings) -> float:
     if pool.size <= settings.median_exact_limit:
         return float(np.median(pool))
     # a fixed sample (seeded by the memory's size) keeps large memories fast and reproducible
-    rng = np.random.default_rng(pool.size)
-    sample = rng.choice(pool.size, size=settings.median_sample, replace=False)
-    return float(np.median(pool[sample]))
+    return float(np.median(pool[_sample_positions(pool.size, settings.median_sample)]))
+
+
+@functools.lru_cache(maxsize=8)
+def _sample_positions(size: int, k: int) -> np.ndarray:
+    """The median's sample of positions in a pool of `size` (drawing it cost ~0.5 ms)."""
+    positions = np.random.default_rng(size).choice(size, size=k, replace=False)
+    positions.flags.writeable = False
+    return positions
 
 
 def _top_rows(values: np.ndarray, rows: np.ndarray, ids: np.ndarray, k: int) -> np.ndarray:
     """The k rows (of `rows`) with the highest values; ties broken by event id, deterministic."""
     if rows.size == 0:
         return rows
-    sub = values[rows]
+    sub = values if rows.size == values.size else values[rows]    # rows: ascending, distinct
     if rows.size > k:
         # take a little more than k so that ties at the cut are resolved by id, not by position
         cut = np.partition(sub, rows.size - k)[rows.size - k]

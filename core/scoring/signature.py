@@ -35,7 +35,10 @@ def _value(data: dict[str, Any], name: str) -> float:
     value = data.get(name)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return np.nan
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:      # an integer too large for a float: not recorded, in effect
+        return np.nan
 
 
 def features(data: dict[str, Any], settings: ScorerSettings) -> np.ndarray:

@@ -1,0 +1,81 @@
+"""One scorer's query latency on the synthetic memory, this checkout beside another (today's
+code), in one run: the two alternate, a process each, so both see the same machine.
+
+    PULSE_BENCH_CACHE=var/bench-cache nice .venv/bin/python bench/query_ab.py \
+        --baseline /work/main [--events 100000] [--scorers dense,pulse] [--rounds 2]
+
+Each process opens the cached synthetic memory (bench/common.py), loads the index with one
+query, warms up with 5 queries, then times 60 (bench/common.py's latency_pair: CPU and wall)
+twice in a row — the first pass meets words the lexical side has not read yet, the second
+mostly words it has. Both checkouts run with OPENBLAS_NUM_THREADS=1 (what the fronts ship: an
+older bench/common.py loaded numpy before core could set it). The query vector is precomputed
+(FixedQueryEmbedder), so only the scorer is timed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parents[1]
+
+CHILD = """
+import json, sys
+sys.path.insert(0, sys.argv[1] + "/bench"); sys.path.insert(0, sys.argv[1])
+import core  # noqa: F401  (sets the thread pools before numpy)
+from common import (SYNTH_NOW, FixedQueryEmbedder, latency_pair, scorer_with,
+                    synthetic_memory, synthetic_queries)
+from core.memory import Memory
+n, name = int(sys.argv[2]), sys.argv[3]
+memory = Memory.open(synthetic_memory(n))
+scorer = scorer_with(memory, FixedQueryEmbedder(memory.embedding_model))
+queries = synthetic_queries(65)
+one = lambda q: scorer.retrieve(Memory.request(q, scorer=name, top_k=10, now=SYNTH_NOW))
+one("load the index")
+for q in queries[:5]:
+    one(q)
+print(json.dumps([latency_pair(one, queries[5:]) for _ in range(2)]))
+"""
+
+
+def run(tree: Path, events: int, scorer: str) -> list[dict]:
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_WAIT_POLICY="PASSIVE")
+    if "PULSE_BENCH_CACHE" in env:        # both read this checkout's cache (cwd differs)
+        env["PULSE_BENCH_CACHE"] = str(Path(env["PULSE_BENCH_CACHE"]).resolve())
+    out = subprocess.run([sys.executable, "-c", CHILD, str(tree), str(events), scorer],
+                         env=env, cwd=tree, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--baseline", required=True, help="another checkout (today's code)")
+    ap.add_argument("--events", type=int, default=100_000)
+    ap.add_argument("--scorers", default="dense,pulse")
+    ap.add_argument("--rounds", type=int, default=2, help="alternations per scorer")
+    args = ap.parse_args(argv)
+    trees = {"baseline": Path(args.baseline).resolve(), "this": HERE}
+    print(f"{args.events:,} synthetic events; CPU / wall p50 ms over 60 queries, two passes "
+          f"per process (first: words new to the lexical side); {args.rounds} alternations.\n")
+    print("| scorer | code | pass 1 CPU p50 | pass 2 CPU p50 | pass 2 wall p50 |")
+    print("|---|---|---|---|---|")
+    for scorer in args.scorers.split(","):
+        got: dict[str, list[list[dict]]] = {k: [] for k in trees}
+        for _ in range(args.rounds):
+            for label, tree in trees.items():
+                got[label].append(run(tree, args.events, scorer))
+        for label in trees:
+            for r in got[label]:
+                print(f"| {scorer} | {label} | {r[0]['cpu_p50']:.1f} | {r[1]['cpu_p50']:.1f} |"
+                      f" {r[1]['p50']:.1f} |")
+        mean = {k: sum(r[1]["cpu_p50"] for r in v) / len(v) for k, v in got.items()}
+        print(f"| {scorer} | baseline / this (pass 2 CPU) | | {mean['baseline'] / mean['this']:.2f}×"
+              f" | |")
+
+
+if __name__ == "__main__":
+    main()

@@ -196,6 +196,18 @@ def _run_items(items: list, on_start=None) -> tuple[str, int]:
     return "", len(items)
 
 
+def _fewer_examples(items: list, most: int) -> None:
+    """Property tests run at most `most` generated examples (their explicit @example cases
+    still all run): --max-examples, to fit a full run on a small machine."""
+    from hypothesis import settings
+
+    for item in items:
+        fn = getattr(item, "obj", None)
+        current = getattr(fn, "_hypothesis_internal_use_settings", None)
+        if current is not None and current.max_examples > most:
+            fn._hypothesis_internal_use_settings = settings(current, max_examples=most)
+
+
 def _quiet() -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
@@ -206,9 +218,12 @@ class Runner:
     """A pytest plugin: takes over the run loop once the tests are collected."""
 
     def __init__(self, mutants: list[Mutant], workers: int, tmp: Path, prior: list[dict],
-                 progress) -> None:
+                 progress, first_pass_s: float, max_examples: int | None) -> None:
         self.mutants, self.workers, self.tmp, self.progress = mutants, workers, tmp, progress
         self.tainted = tainted_modules()
+        self.info: dict[int, tuple] = {}
+        self.first_pass_s = first_pass_s
+        self.max_examples = max_examples
         self.coverage: dict[str, Any] = {}
         self.baseline_ok = False
         self.by_function: dict[tuple, Counter] = {}
@@ -217,9 +232,15 @@ class Runner:
             if row.get("killer") and row["killer"] not in ("timeout", "error"):
                 self._learn(Mutant(**row))
 
+    def _where(self, m: Mutant) -> tuple:
+        """(first line, last line, import time, outer function) of the mutant, parsed once."""
+        if id(m) not in self.info:
+            first, last, import_time = statement_span(ROOT / m.file, m)
+            self.info[id(m)] = (first, last, import_time, outer_function(ROOT / m.file, m))
+        return self.info[id(m)]
+
     def _function_key(self, m: Mutant) -> tuple:
-        first, _, _ = statement_span(ROOT / m.file, m)
-        where = outer_function(ROOT / m.file, m)
+        first, _, _, where = self._where(m)
         return (m.file, where or first)
 
     def _learn(self, m: Mutant) -> None:
@@ -229,7 +250,7 @@ class Runner:
     def select(self, m: Mutant) -> list[str]:
         """The tests that execute the mutant's statement (every test for import-time code),
         likeliest killers first, then fastest."""
-        first, last, import_time = statement_span(ROOT / m.file, m)
+        first, last, import_time, _ = self._where(m)
         if import_time:
             chosen = list(self.coverage)
         else:
@@ -247,6 +268,8 @@ class Runner:
         import gc
 
         items = {item.nodeid: item for item in session.items}
+        if self.max_examples:
+            _fewer_examples(session.items, self.max_examples)
         gc.freeze()   # what is loaded now is never collected in a child: cheaper, shared pages
         self._baseline(list(items.values()))
         if self.baseline_ok:
@@ -254,7 +277,7 @@ class Runner:
         return True
 
     def _baseline(self, items: list) -> None:
-        out = baseline_cache()
+        out = baseline_cache(self.max_examples)
         if not out.exists():
             self._trace_baseline(items, out)
         result = json.loads(out.read_text()) if out.exists() else {"failed": "?", "tests": {}}
@@ -328,8 +351,14 @@ class Runner:
                 del sys.modules[name]
         sys.meta_path.insert(0, _MutantFinder(module_name(path), path, code))
 
+        most = self.max_examples
+
         class Watch:
             failed, ran = "", 0
+
+            def pytest_collection_modifyitems(self, items) -> None:
+                if most:
+                    _fewer_examples(items, most)
 
             def pytest_runtest_logreport(self, report) -> None:
                 if report.when == "call" or report.failed:
@@ -344,9 +373,14 @@ class Runner:
         return Watch.failed, Watch.ran
 
     def _run(self, items: dict) -> None:
+        """Two passes: first each mutant meets its likeliest killers, up to FIRST_PASS_S of
+        their baseline seconds; then the mutants no test has killed yet meet the rest of
+        their tests (the slow ones, property tests above all), so every kill that comes
+        cheap is counted before the expensive survivors are decided."""
         import signal
 
-        queue = list(self.mutants)
+        queue: list[tuple[Mutant, list[str] | None]] = [(m, None) for m in self.mutants]
+        rest: dict[int, list[str]] = {}     # the second pass's tests of each mutant
         running: dict[int, tuple[Mutant, float, float, Path]] = {}
 
         def stop(signum, frame):   # a stopped run leaves no child behind
@@ -355,17 +389,29 @@ class Runner:
             raise SystemExit(1)
 
         signal.signal(signal.SIGTERM, stop)
+        second_pass: list[tuple[Mutant, list[str]]] = []
         serial = 0
-        while queue or running:
+        while queue or running or second_pass:
+            if not queue and not running:
+                print(f"-- first pass done: {len(second_pass)} mutants not killed yet meet the "
+                      f"rest of their tests", flush=True)
+                queue, second_pass = second_pass, []
             while queue and len(running) < self.workers:
-                m = queue.pop(0)
-                tests = [t for t in self.select(m) if t in items]
-                m.tests = len(tests)
-                if not tests:
-                    m.status = "survived"
-                    self.progress(m)
-                    continue
-                m.how = "code" if outer_function(ROOT / m.file, m) else "import"
+                m, tests = queue.pop(0)
+                if tests is None:     # first pass: chosen now, so earlier kills inform it
+                    tests = [t for t in self.select(m) if t in items]
+                    m.tests, m.status = len(tests), "undecided"
+                    if not tests:
+                        m.status = "survived"
+                        self.progress(m)
+                        continue
+                    cut, spent = 1, self.coverage[tests[0]]["seconds"]
+                    while cut < len(tests) and \
+                            spent + self.coverage[tests[cut]]["seconds"] <= self.first_pass_s:
+                        spent += self.coverage[tests[cut]]["seconds"]
+                        cut += 1
+                    tests, rest[id(m)] = tests[:cut], tests[cut:]
+                m.how = "code" if self.info[id(m)][3] else "import"
                 budget = TIMEOUT_FACTOR * sum(self.coverage[t]["seconds"] for t in tests) \
                     + TIMEOUT_FLOOR_S[m.how]
                 serial += 1
@@ -385,24 +431,27 @@ class Runner:
                 else:
                     code = os.waitstatus_to_exitcode(status)
                     result = json.loads(report.read_text()) if report.exists() else {}
-                    m.ran = result.get("ran", 0)
-                    if code == 0:
-                        m.status = "survived"
-                    else:
+                    m.ran += result.get("ran", 0)
+                    if code != 0:
                         m.status, m.killer = "killed", result.get("killer") or "error"
                         if m.killer != "error":
                             self._learn(m)
-                m.seconds = elapsed
+                    elif rest.get(id(m)):
+                        second_pass.append((m, rest.pop(id(m))))
+                    else:
+                        m.status = "survived"
+                m.seconds += elapsed
                 del running[pid]
-                self.progress(m)
+                if m.status != "undecided":
+                    self.progress(m)
 
 
-def baseline_cache() -> Path:
+def baseline_cache(max_examples: int | None) -> Path:
     """Where the traced baseline of this code and these tests is kept (var/mutate/): a second
     run over the same code and tests skips it."""
     import hashlib
 
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(f"max_examples={max_examples}".encode())
     for path in [*sorted((ROOT / TARGET).glob("*.py")), *(ROOT / t for t in TESTS),
                  ROOT / "tests" / "conftest.py"]:
         digest.update(path.read_bytes())
@@ -443,6 +492,12 @@ def main(argv: list[str] | None = None) -> int:
                              "full list), for a quicker estimate")
     parser.add_argument("--demo-db", type=Path,
                         help="a prebuilt demo memory (PULSE_TEST_DEMO_DB); built once otherwise")
+    parser.add_argument("--first-pass-seconds", type=float, default=4.0,
+                        help="the first pass gives each mutant its likeliest killers up to this "
+                             "many baseline seconds; the rest of its tests run in the second")
+    parser.add_argument("--max-examples", type=int,
+                        help="property tests run at most this many generated examples (their "
+                             "@example cases all run)")
     parser.add_argument("--json", type=Path, help="write every mutant's result here")
     parser.add_argument("--prior", type=Path, nargs="+", default=[],
                         help="earlier runs' --json: their killers are tried first")
@@ -517,7 +572,8 @@ def main(argv: list[str] | None = None) -> int:
             build_demo(demo)
         os.environ.update(PULSE_TEST_DEMO_DB=str(demo), QT_QPA_PLATFORM="offscreen")
         warm()
-        runner = Runner(mutants, args.workers, tmp_path, prior, progress)
+        runner = Runner(mutants, args.workers, tmp_path, prior, progress,
+                        args.first_pass_seconds, args.max_examples)
         import pytest
 
         pytest.main(["-q", "-s", "-p", "no:cacheprovider", "--rootdir", str(ROOT), *TESTS],

@@ -65,7 +65,7 @@ from mutants import (
 TESTS = ("tests/test_scoring_chain.py", "tests/test_scoring_formula.py", "tests/test_scorer.py",
          "tests/test_scoring_state.py", "tests/test_scoring_edges.py",
          "tests/test_index_in_place.py", "tests/test_postings.py",
-         "tests/test_quantised_index.py")
+         "tests/test_quantised_index.py", "tests/test_index_edges.py")
 # a child gets this many times its tests' baseline seconds (traced, so already above an
 # untraced run's), plus the floor, before it is killed
 TIMEOUT_FACTOR = 3
@@ -224,6 +224,8 @@ class Runner:
         self.info: dict[int, tuple] = {}
         self.first_pass_s = first_pass_s
         self.max_examples = max_examples
+        self.tests = TESTS
+        self.skip: set[str] = set()     # tests every mutant here is known to pass
         self.coverage: dict[str, Any] = {}
         self.baseline_ok = False
         self.by_function: dict[tuple, Counter] = {}
@@ -277,11 +279,11 @@ class Runner:
         return True
 
     def _baseline(self, items: list) -> None:
-        out = baseline_cache(self.max_examples)
+        out = baseline_cache(self.max_examples, self.tests)
         if not out.exists():
             self._trace_baseline(items, out)
         result = json.loads(out.read_text()) if out.exists() else {"failed": "?", "tests": {}}
-        self.coverage = result["tests"]
+        self.coverage = {t: c for t, c in result["tests"].items() if t not in self.skip}
         self.baseline_ok = not result["failed"] and bool(self.coverage)
         print(f"unmutated tests: {'pass' if self.baseline_ok else 'FAIL ' + result['failed']} "
               f"({len(self.coverage)} tests, "
@@ -446,13 +448,13 @@ class Runner:
                     self.progress(m)
 
 
-def baseline_cache(max_examples: int | None) -> Path:
+def baseline_cache(max_examples: int | None, tests: tuple[str, ...]) -> Path:
     """Where the traced baseline of this code and these tests is kept (var/mutate/): a second
     run over the same code and tests skips it."""
     import hashlib
 
     digest = hashlib.sha256(f"max_examples={max_examples}".encode())
-    for path in [*sorted((ROOT / TARGET).glob("*.py")), *(ROOT / t for t in TESTS),
+    for path in [*sorted((ROOT / TARGET).glob("*.py")), *(ROOT / t for t in tests),
                  ROOT / "tests" / "conftest.py"]:
         digest.update(path.read_bytes())
     folder = ROOT / "var" / "mutate"
@@ -483,7 +485,8 @@ def warm() -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--list", action="store_true", help="list the mutants only")
-    parser.add_argument("--only", help="FILE:LINE (file name inside core/scoring)")
+    parser.add_argument("--only", nargs="+", metavar="FILE:LINE",
+                        help="the mutants of these lines (file name inside core/scoring)")
     parser.add_argument("--file", action="append",
                         help="only the mutants of this file of core/scoring (repeatable)")
     parser.add_argument("--workers", type=int, default=1)
@@ -498,6 +501,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-examples", type=int,
                         help="property tests run at most this many generated examples (their "
                              "@example cases all run)")
+    parser.add_argument("--tests", nargs="+", help="these test files instead of TESTS")
+    parser.add_argument("--skip-tests-of", type=Path, metavar="BASELINE",
+                        help="with --survivors-of: leave out the tests of that run's baseline "
+                             "(var/mutate/baseline-*.json; every survivor passed them all), so "
+                             "only the tests added since run")
     parser.add_argument("--json", type=Path, help="write every mutant's result here")
     parser.add_argument("--prior", type=Path, nargs="+", default=[],
                         help="earlier runs' --json: their killers are tried first")
@@ -515,8 +523,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.sample > 1:
         mutants = mutants[args.sample - 1::args.sample]
     if args.only:
-        name, line = args.only.split(":")
-        mutants = [m for m in mutants if m.file.endswith("/" + name) and m.line == int(line)]
+        lines = {(name, int(line)) for name, line in (x.split(":") for x in args.only)}
+        mutants = [m for m in mutants if (Path(m.file).name, m.line) in lines]
     earlier: list[Mutant] = []
     prior = [row for path in args.prior for row in json.loads(path.read_text())]
     if args.survivors_of:
@@ -574,9 +582,14 @@ def main(argv: list[str] | None = None) -> int:
         warm()
         runner = Runner(mutants, args.workers, tmp_path, prior, progress,
                         args.first_pass_seconds, args.max_examples)
+        runner.tests = tuple(args.tests or TESTS)
+        if args.skip_tests_of:
+            if not args.survivors_of:
+                parser.error("--skip-tests-of needs --survivors-of")
+            runner.skip = set(json.loads(args.skip_tests_of.read_text())["tests"])
         import pytest
 
-        pytest.main(["-q", "-s", "-p", "no:cacheprovider", "--rootdir", str(ROOT), *TESTS],
+        pytest.main(["-q", "-s", "-p", "no:cacheprovider", "--rootdir", str(ROOT), *runner.tests],
                      plugins=[runner])
         if not runner.baseline_ok:
             return 1

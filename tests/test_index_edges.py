@@ -1,0 +1,134 @@
+"""The index code of core/scoring at its edges, where bench/mutate.py found wrong code passing:
+an index growing past its spare rows, a memory whose first vectors arrive after the index was
+read, vectors of mixed dimensions, the word cache of the BM25 postings when it is full, and the
+int8 index when the median comes from a sample."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+
+from core.emotion.plutchik import EMOTIONS
+from core.memory import Memory
+from core.scoring import index as index_module
+from core.scoring.index import EventIndex, load_index
+from core.scoring.lexical import bm25_search
+from core.scoring.postings import Postings
+from core.scoring.quantised import quantise
+from core.store import records
+from tests.conftest import NOW
+from tests.test_index_in_place import QUERIES
+
+
+def block(ids: range, dim: int = 4, seed: int = 0) -> dict[str, np.ndarray]:
+    """Rows as EventIndex._read_block returns them (int8 codes included)."""
+    k = len(ids)
+    rng = np.random.default_rng(seed)
+    matrix = rng.standard_normal((k, dim)).astype(np.float32)
+    codes, scale, vec_norm, err_norm, code_sum = quantise(matrix)
+    return {"ids": np.array(ids, dtype=np.int64), "matrix": matrix, "codes": codes,
+            "scale": scale, "vec_norm": vec_norm, "err_norm": err_norm, "code_sum": code_sum,
+            "ts_days": np.arange(k, dtype=np.float64) + seed, "class_code": np.zeros(k, np.int8),
+            "floor": np.full(k, 0.1), "user_flag": np.arange(k) % 2 == 0,
+            "domain_code": np.zeros(k, np.int8),
+            "emotions": rng.random((k, len(EMOTIONS))),
+            "obs_id": np.arange(k, dtype=np.int64) + 1000 * seed,
+            "obs_kind": np.zeros(k, np.int32), "obs_days": np.arange(k, dtype=np.float64)}
+
+
+@pytest.mark.parametrize("quantised", [False, True])
+def test_an_index_grows_by_a_quarter_and_256_rows_keeping_every_row(quantised: bool) -> None:
+    index = EventIndex("m", 4, capacity=0, quantised=quantised)
+    parts = [block(range(1, 4), seed=1), block(range(4, 304), seed=2),
+             block(range(304, 1304), seed=3)]
+    capacities = []
+    for part in parts:
+        index._append(part)
+        capacities.append(index._buf["ids"].shape[0])
+    # max(rows needed, capacity + capacity // 4 + 256): 256, then 256 + 64 + 256, then the need
+    assert capacities == [256, 576, 1303]
+    assert len(index) == 1303 and index.ids.tolist() == list(range(1, 1304))
+    for name in ("matrix", "ts_days", "floor", "user_flag", "emotions", "obs_id"):
+        assert np.array_equal(getattr(index, name), np.concatenate([p[name] for p in parts]))
+    assert index.live.all()
+    if quantised:
+        assert index.codes.capacity >= 1303
+        assert np.array_equal(index.codes.read(np.arange(1303)),
+                              np.concatenate([p["codes"] for p in parts]))
+    else:
+        assert index.codes is None
+
+
+def test_the_first_vectors_of_an_empty_memory_are_read(memory: Memory) -> None:
+    """An index read before any event had a vector has no dimension: the first vectors make it
+    load afresh (it cannot be refreshed row by row)."""
+    cache = memory.scorer._indexes
+    empty = cache.get(memory.conn, memory.embedding_model)
+    assert (empty.dim, len(empty)) == (0, 0)
+    event = memory.remember("A first walk by the sea with my brother.", "2026-10-01T10:00:00Z")
+    index = cache.get(memory.conn, memory.embedding_model)
+    assert index.ids.tolist() == event["events"] and len(event["events"]) >= 1
+    assert index.dim > 0 and cache.full_loads == 2
+
+
+def test_vectors_of_mixed_dimensions_name_the_odd_event(memory: Memory) -> None:
+    ids = []
+    for i, dim in enumerate((384, 384, 8, 384)):
+        vec = np.ones(dim, dtype=np.float32) / np.sqrt(dim)
+        ids.append(records.add_event(memory.conn, actor="import",
+                                     fields={"title": f"event {i}",
+                                             "ts": f"2026-10-0{i + 1}T10:00:00Z"},
+                                     vectors=[records.Vector(memory.embedding_model, vec)]))
+    with pytest.raises(ValueError, match=rf"^event {ids[2]}: vectors of .+ mixed dimensions"):
+        load_index(memory.conn, memory.embedding_model)
+
+
+def test_the_word_cache_drops_the_least_recent_word_first(tmp_path, demo_db) -> None:
+    path = tmp_path / "m.db"
+    shutil.copy(demo_db, path)
+    with Memory.open(path) as memory:
+        postings = Postings(memory.conn)
+        words = ("father", "work", "sister")
+        terms = [postings._tokenizer.word(w)[0] for w in words]
+        for w in (words[0], words[1], words[0]):      # "father" is used again: the most recent
+            postings.search(memory.conn, w, 10)
+        sizes = {t: postings._terms[t][0].shape[0] for t in terms[:2]}
+        assert list(postings._terms) == [terms[1], terms[0]]
+        assert postings._entries == sum(sizes.values())
+        third = postings._postings(memory.conn, terms[2])[0].shape[0]
+        postings._terms.pop(terms[2])
+        postings._entries -= third
+        postings.CACHE_ENTRIES = sizes[terms[0]] + third    # room for two of the three
+        got = postings.search(memory.conn, words[2], 10)
+        assert list(postings._terms) == [terms[0], terms[2]]     # "work" left
+        assert postings._entries == sizes[terms[0]] + third
+        assert got == bm25_search(memory.conn, words[2], 10)
+        assert postings.search(memory.conn, words[1], 10) == bm25_search(memory.conn, words[1],
+                                                                         10)
+
+
+def test_int8_index_with_a_sampled_median_ranks_as_float32(tmp_path, demo_db,
+                                                           monkeypatch) -> None:
+    """Above median_exact_limit the median comes from a seeded sample: the int8 index must
+    make exact the rows of that same sample, or its median (and every score) drifts."""
+    path = tmp_path / "memory.db"
+    shutil.copy(demo_db, path)
+    settings = {"median_exact_limit": 60, "median_sample": 41}
+
+    def ranked(memory: Memory) -> list[list[tuple[int, float]]]:
+        return [[(r["id"], r["score"]) for r in memory.retrieve(
+                    q["query"], now=NOW, settings=settings,
+                    **{k: v for k, v in q.items() if k != "query"})["results"]]
+                for q in QUERIES]
+
+    with Memory.open(path) as memory:
+        want = ranked(memory)
+    monkeypatch.setattr(index_module, "QUANTISE_ROWS", 0)
+    with Memory.open(path) as memory:
+        got = ranked(memory)
+        assert memory.scorer.index().codes is not None
+    for w, g in zip(want, got):
+        assert [i for i, _ in g] == [i for i, _ in w]
+        assert np.allclose([s for _, s in g], [s for _, s in w], rtol=0, atol=1e-6)

@@ -16,7 +16,10 @@ from core.scoring import index as index_module
 from core.scoring.index import EventIndex, load_index
 from core.scoring.lexical import bm25_search
 from core.scoring.postings import Postings
+from core.scoring.dense import DenseScores
 from core.scoring.quantised import quantise
+from core.scoring.scorer import _median, _settle
+from core.scoring.settings import DEFAULT_SETTINGS
 from core.store import records
 from tests.conftest import NOW
 from tests.test_index_in_place import QUERIES
@@ -41,21 +44,22 @@ def block(ids: range, dim: int = 4, seed: int = 0) -> dict[str, np.ndarray]:
 @pytest.mark.parametrize("quantised", [False, True])
 def test_an_index_grows_by_a_quarter_and_256_rows_keeping_every_row(quantised: bool) -> None:
     index = EventIndex("m", 4, capacity=0, quantised=quantised)
-    parts = [block(range(1, 4), seed=1), block(range(4, 304), seed=2),
-             block(range(304, 1304), seed=3)]
+    parts = [block(range(1, 4), seed=1), block(range(4, 257), seed=2),
+             block(range(257, 557), seed=3), block(range(557, 1557), seed=4)]
     capacities = []
     for part in parts:
         index._append(part)
         capacities.append(index._buf["ids"].shape[0])
-    # max(rows needed, capacity + capacity // 4 + 256): 256, then 256 + 64 + 256, then the need
-    assert capacities == [256, 576, 1303]
-    assert len(index) == 1303 and index.ids.tolist() == list(range(1, 1304))
+    # max(rows needed, capacity + capacity // 4 + 256): 256; exactly full, no growth; then
+    # 256 + 64 + 256; then the need
+    assert capacities == [256, 256, 576, 1556]
+    assert len(index) == 1556 and index.ids.tolist() == list(range(1, 1557))
     for name in ("matrix", "ts_days", "floor", "user_flag", "emotions", "obs_id"):
         assert np.array_equal(getattr(index, name), np.concatenate([p[name] for p in parts]))
     assert index.live.all()
     if quantised:
-        assert index.codes.capacity >= 1303
-        assert np.array_equal(index.codes.read(np.arange(1303)),
+        assert index.codes.capacity >= 1556
+        assert np.array_equal(index.codes.read(np.arange(1556)),
                               np.concatenate([p["codes"] for p in parts]))
     else:
         assert index.codes is None
@@ -107,6 +111,13 @@ def test_the_word_cache_drops_the_least_recent_word_first(tmp_path, demo_db) -> 
         assert got == bm25_search(memory.conn, words[2], 10)
         assert postings.search(memory.conn, words[1], 10) == bm25_search(memory.conn, words[1],
                                                                          10)
+        # a word whose postings alone exceed the room is still kept (the last one never leaves)
+        fourth = postings._tokenizer.word("hospital")[0]
+        alone = Postings(memory.conn)._postings(memory.conn, fourth)[0].shape[0]
+        postings.CACHE_ENTRIES = alone - 1
+        postings._postings(memory.conn, fourth)
+        assert list(postings._terms) == [fourth]
+        assert postings._entries == alone
 
 
 def test_int8_index_with_a_sampled_median_ranks_as_float32(tmp_path, demo_db,
@@ -132,3 +143,28 @@ def test_int8_index_with_a_sampled_median_ranks_as_float32(tmp_path, demo_db,
     for w, g in zip(want, got):
         assert [i for i, _ in g] == [i for i, _ in w]
         assert np.allclose([s for _, s in g], [s for _, s in w], rtol=0, atol=1e-6)
+
+
+def test_settling_makes_exact_the_median_of_the_same_sample() -> None:
+    """_settle must make exact the rows around the median of the very sample _median takes
+    (seeded by the pool's size): then the median of the int8 first pass is the exact one."""
+    rng = np.random.default_rng(11)
+    n, dim = 3000, 384
+    rows = block(range(1, n + 1), dim=dim, seed=5)
+    rows["matrix"] = rows["matrix"] / np.linalg.norm(rows["matrix"], axis=1, keepdims=True)
+    rows |= dict(zip(("codes", "scale", "vec_norm", "err_norm", "code_sum"),
+                     quantise(rows["matrix"])))
+    index = EventIndex("m", dim, capacity=n, quantised=True)
+    index._append(rows)
+    settings = DEFAULT_SETTINGS.with_overrides({"median_exact_limit": 500, "median_sample": 101})
+    every = np.arange(n)
+    for _ in range(3):
+        query = rng.standard_normal(dim).astype(np.float32)
+        query /= np.linalg.norm(query)
+        exact = rows["matrix"].astype(np.float64) @ query.astype(np.float64)
+        dense = DenseScores(index, query, None)
+        assert dense.approximate
+        _settle(dense, every, 1, settings)
+        assert dense.exact_rows < n                        # most rows were never re-scored
+        assert _median(dense.values, settings) == pytest.approx(_median(exact, settings),
+                                                                abs=1e-6)

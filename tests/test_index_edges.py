@@ -145,9 +145,10 @@ def test_int8_index_with_a_sampled_median_ranks_as_float32(tmp_path, demo_db,
         assert np.allclose([s for _, s in g], [s for _, s in w], rtol=0, atol=1e-6)
 
 
-def test_settling_makes_exact_the_median_of_the_same_sample() -> None:
-    """_settle must make exact the rows around the median of the very sample _median takes
-    (seeded by the pool's size): then the median of the int8 first pass is the exact one."""
+def test_settling_makes_exact_the_top_and_the_median_of_the_same_sample() -> None:
+    """_settle must make exact every row that could be among the candidates, and the rows around
+    the median of the very sample _median takes (seeded by the pool's size): then the top and
+    the median of the int8 first pass are the exact ones, though few rows were re-scored."""
     rng = np.random.default_rng(11)
     n, dim = 3000, 384
     rows = block(range(1, n + 1), dim=dim, seed=5)
@@ -160,11 +161,16 @@ def test_settling_makes_exact_the_median_of_the_same_sample() -> None:
     every = np.arange(n)
     for _ in range(3):
         query = rng.standard_normal(dim).astype(np.float32)
+        query = 0.5 * query / np.linalg.norm(query) + 0.5 * rows["matrix"][rng.integers(n)]
         query /= np.linalg.norm(query)
-        exact = rows["matrix"].astype(np.float64) @ query.astype(np.float64)
+        exact = rows["matrix"] @ query
         dense = DenseScores(index, query, None)
         assert dense.approximate
+        assert np.abs(dense.values - exact).max() > 1e-4      # the first pass is approximate
         _settle(dense, every, 1, settings)
-        assert dense.exact_rows < n                        # most rows were never re-scored
+        assert 0 < dense.exact_rows < n // 10                  # few rows were re-scored
+        top = np.argsort(-exact, kind="stable")[:settings.candidates_min]
+        assert set(np.argsort(-dense.values, kind="stable")[:top.size]) == set(top)
+        assert np.abs(dense.values[top] - exact[top]).max() <= 1e-7
         assert _median(dense.values, settings) == pytest.approx(_median(exact, settings),
-                                                                abs=1e-6)
+                                                                abs=1e-7)

@@ -327,3 +327,16 @@ def test_a_state_at_its_bounds_is_kept() -> None:
             edge.snapshot_days_ago) == (0.0, 1.0, 24.0, 0.0, 0.0)
     assert edge.mood_vector == {"joy": 1.0, "fear": 0.0} and edge.hr_trend is None
     assert edge.recent_life_events_7d == ("a fight",)
+
+
+def test_the_longest_date_phrase_wins() -> None:
+    """A caller's own phrases may extend another ("yesterday morning"): the longer one is read,
+    wherever it sorts."""
+    settings = dataclasses.replace(S, date_phrase_days={**S.date_phrase_days,
+                                                        "yesterday morning": 0.5,
+                                                        "a while": 20.0, "a while ago": 30.0})
+    state = parse_state(None)
+    assert gates.date_reference("what did I do yesterday morning", state, settings) == 0.5
+    assert gates.date_reference("what did I do yesterday", state, settings) == 1.0
+    assert gates.date_reference("the call a while ago", state, settings) == 30.0
+    assert gates.date_reference("for a while now", state, settings) == 20.0

@@ -13,16 +13,16 @@ import pytest
 from core.emotion.plutchik import EMOTIONS
 from core.memory import Memory
 from core.scoring import index as index_module
+from core.scoring.dense import DenseScores
 from core.scoring.index import EventIndex, load_index
 from core.scoring.lexical import bm25_search
 from core.scoring.postings import Postings
-from core.scoring.dense import DenseScores
 from core.scoring.quantised import quantise
 from core.scoring.scorer import _median, _settle
 from core.scoring.settings import DEFAULT_SETTINGS
 from core.store import records
 from tests.conftest import NOW
-from tests.test_index_in_place import QUERIES
+from tests.test_index_in_place import QUERIES, apply, live_rows
 
 
 def block(ids: range, dim: int = 4, seed: int = 0) -> dict[str, np.ndarray]:
@@ -174,3 +174,43 @@ def test_settling_makes_exact_the_top_and_the_median_of_the_same_sample() -> Non
         assert np.abs(dense.values[top] - exact[top]).max() <= 1e-7
         assert _median(dense.values, settings) == pytest.approx(_median(exact, settings),
                                                                 abs=1e-7)
+
+
+BATCHES = [
+    [("pin", 5, 0), ("emotion", 6, 1), ("belief", 7, 2), ("domain", 8, 1)],   # rows overwritten
+    [("edit", 3, 0), ("edit", 10, 1)],         # re-worded: new rows appended, old ones leave
+    [("undo", 0, 0), ("undo", 0, 0)],          # two old rows return inside the index at once
+    [("remember", 0, 1), ("forget", 9, 0), ("forget", 2, 0)],
+    [("belief", 4, 0), ("dismiss", 4, 0)],     # a dismissed hypothesis is archived: it leaves
+    [("restore", 0, 0), ("link", 1, 2)],       # and comes back
+    [("unlink", 0, 0)],
+]
+
+
+@pytest.mark.parametrize("representation", ["float32", "int8"])
+def test_each_kind_of_write_keeps_the_rows_of_a_fresh_load(tmp_path, demo_db, representation,
+                                                             monkeypatch) -> None:
+    """The property test's cases, one batch of writes at a time, compared row by row with a
+    fresh load (fast: no queries), with compaction and shifting in chunks of 7 rows; int8 as a
+    large index keeps it (codes, float32 vectors read from the file)."""
+    monkeypatch.setattr(index_module, "_COMPACT_CHUNK", 7)
+    if representation == "int8":
+        monkeypatch.setattr(index_module, "QUANTISE_ROWS", 0)
+        monkeypatch.setattr(index_module, "FLOAT_ROWS", 0)
+    path = tmp_path / "memory.db"
+    shutil.copy(demo_db, path)
+    with Memory.open(path) as memory:
+        cache = memory.scorer._indexes
+        first = cache.get(memory.conn, memory.embedding_model)
+        for batch in BATCHES:
+            for op, a, b in batch:
+                apply(memory, op, a, b)
+            index = cache.get(memory.conn, memory.embedding_model)
+            assert index is first and len(index) == index.n_live
+            assert live_rows(index) == live_rows(load_index(memory.conn, memory.embedding_model))
+            if representation == "int8":
+                assert index.codes is not None and index._float_width == 0
+                rows = np.arange(len(index))
+                fresh = load_index(memory.conn, memory.embedding_model)
+                assert np.array_equal(index.vectors(rows), fresh.vectors(rows))
+        assert (cache.full_loads, cache.refreshes) == (1, len(BATCHES))

@@ -66,6 +66,13 @@ TESTS = ("tests/test_scoring_chain.py", "tests/test_scoring_formula.py", "tests/
          "tests/test_scoring_state.py", "tests/test_scoring_edges.py",
          "tests/test_index_in_place.py", "tests/test_postings.py",
          "tests/test_quantised_index.py", "tests/test_index_edges.py")
+# the test files written for a file's code: until kills say otherwise, their tests count as
+# ten times likelier killers of its mutants than the others that execute the statement
+FOCUS = {"index": ("test_index_",), "changelog": ("test_index_",),
+         "dense": ("test_quantised", "test_index_edges"),
+         "quantised": ("test_quantised", "test_index_edges"),
+         "postings": ("test_postings", "test_index_edges"), "chain": ("test_scoring_chain",),
+         "state": ("test_scoring_state",), "signature": ("test_scoring_state",)}
 # a child gets this many times its tests' baseline seconds (traced, so already above an
 # untraced run's), plus the floor, before it is killed
 TIMEOUT_FACTOR = 3
@@ -266,9 +273,12 @@ class Runner:
         # expected cost per kill: a test's seconds over how often it killed here (the same
         # function counts most), so a cheap likely killer runs first and a slow property test
         # that killed once nearby does not run before every cheap one
+        focus = FOCUS.get(Path(m.file).stem, ())
+
         def cost(t: str) -> float:
             base = t.split("[")[0]    # kills by other parameters of the same test count too
-            return self.coverage[t]["seconds"] / (1 + 10 * here[t] + 3 * there[t]
+            aimed = 10 if any(f"/{name}" in t for name in focus) else 1
+            return self.coverage[t]["seconds"] / (aimed + 10 * here[t] + 3 * there[t]
                                                   + 3 * here[base] + there[base])
 
         return sorted(chosen, key=lambda t: (cost(t), t))

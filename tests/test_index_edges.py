@@ -214,3 +214,24 @@ def test_each_kind_of_write_keeps_the_rows_of_a_fresh_load(tmp_path, demo_db, re
                 fresh = load_index(memory.conn, memory.embedding_model)
                 assert np.array_equal(index.vectors(rows), fresh.vectors(rows))
         assert (cache.full_loads, cache.refreshes) == (1, len(BATCHES))
+
+
+def test_a_query_of_function_words_covers_nothing(memory: Memory) -> None:
+    from core.scoring.lexical import term_coverage
+
+    assert term_coverage(memory.conn, "what did the", 10) == (0.0, 0, 0)
+
+
+def test_a_word_in_most_events_scores_as_fts5_floors_it(memory: Memory) -> None:
+    """BM25's idf is negative for a word in more than half the rows; FTS5 floors it at 1e-6,
+    and so must the postings, or their scores and order differ from bm25()'s."""
+    texts = ["the sea at dawn", "the sea and my brother", "a storm over the sea",
+             "my brother called", "sea sea sea"]
+    for i, text in enumerate(texts):
+        records.add_event(memory.conn, actor="import",
+                          fields={"title": text, "ts": f"2026-10-0{i + 1}T10:00:00Z"})
+    postings = Postings(memory.conn)
+    for query in ("sea", "sea brother", "storm sea"):
+        got = postings.search(memory.conn, query, 10)
+        assert got == bm25_search(memory.conn, query, 10)
+        assert got and got[0][1] > 0

@@ -235,3 +235,13 @@ def test_a_word_in_most_events_scores_as_fts5_floors_it(memory: Memory) -> None:
         got = postings.search(memory.conn, query, 10)
         assert got == bm25_search(memory.conn, query, 10)
         assert got and got[0][1] > 0
+
+
+def test_bm25_search_honours_a_limit_of_one_and_of_nothing(memory: Memory) -> None:
+    for i, text in enumerate(["the sea at dawn", "a storm over the sea", "my brother called"]):
+        records.add_event(memory.conn, actor="import",
+                          fields={"title": text, "ts": f"2026-10-0{i + 1}T10:00:00Z"})
+    both = bm25_search(memory.conn, "sea", 5)
+    assert len(both) == 2 and bm25_search(memory.conn, "sea", 1) == both[:1]
+    assert bm25_search(memory.conn, "sea", 0) == []
+    assert bm25_search(memory.conn, "?! …", 5) == []

@@ -157,9 +157,10 @@ def test_settling_makes_exact_the_top_and_the_median_of_the_same_sample() -> Non
                      quantise(rows["matrix"])))
     index = EventIndex("m", dim, capacity=n, quantised=True)
     index._append(rows)
-    settings = DEFAULT_SETTINGS.with_overrides({"median_exact_limit": 500, "median_sample": 101})
     every = np.arange(n)
-    for _ in range(3):
+    for sample in (101, 100, 100):         # an even sample's median is the mean of two ranks
+        settings = DEFAULT_SETTINGS.with_overrides({"median_exact_limit": 500,
+                                                    "median_sample": sample})
         query = rng.standard_normal(dim).astype(np.float32)
         query = 0.5 * query / np.linalg.norm(query) + 0.5 * rows["matrix"][rng.integers(n)]
         query /= np.linalg.norm(query)
@@ -245,3 +246,18 @@ def test_bm25_search_honours_a_limit_of_one_and_of_nothing(memory: Memory) -> No
     assert len(both) == 2 and bm25_search(memory.conn, "sea", 1) == both[:1]
     assert bm25_search(memory.conn, "sea", 0) == []
     assert bm25_search(memory.conn, "?! …", 5) == []
+
+
+def test_a_single_row_is_settled_too() -> None:
+    """A pool of one row (a domain filter can leave one) still gets its exact cosine."""
+    rows = block(range(1, 41), dim=64, seed=7)
+    index = EventIndex("m", 64, capacity=40, quantised=True)
+    index._append(rows)
+    query = rows["matrix"][3] / np.linalg.norm(rows["matrix"][3])
+    exact = rows["matrix"] @ query
+    dense = DenseScores(index, query, None)
+    dense.settle_top(np.array([3]), 50)
+    dense.settle_order(np.array([9]), [0])
+    assert dense.exact_rows == 2
+    assert dense.values[[3, 9]] == pytest.approx(exact[[3, 9]], abs=1e-6)
+    assert abs(dense.values[5] - exact[5]) > 1e-6          # the others were left approximate

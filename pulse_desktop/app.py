@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         scratch = tempfile.mkdtemp(prefix="pulse-settings-")
         for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
             QSettings.setPath(fmt, QSettings.Scope.UserScope, scratch)
-    from pulse_desktop.main_window import MainWindow
+    from pulse_desktop.main_window import MainWindow, fit_to_screen
 
     window = MainWindow()
     if args.self_test:
@@ -114,6 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.exit_when_shown:
         window.restore_state()
+    window.resize(*fit_to_screen(window.width(), window.height()))  # a 1280×800 laptop too
     if args.db:
         window.open_path(args.db)
     window.show()
@@ -122,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
 
         def shown() -> None:
             print(json.dumps({"shown_after_s": round(time.perf_counter() - STARTED, 3),
-                              "cpu_s": round(time.process_time(), 3)}), flush=True)
+                              "cpu_s": round(time.process_time(), 3),
+                              "size": [window.width(), window.height()]}), flush=True)
             window.close()
             app.quit()
 

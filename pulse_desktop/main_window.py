@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QSettings, Qt, QTimer
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
@@ -108,6 +108,15 @@ class LazyTab(QWidget):
         super().showEvent(event)
 
 
+def fit_to_screen(width: int, height: int) -> tuple[int, int]:
+    """The size, made no larger than the primary screen's free area (less the window frame)."""
+    screen = QGuiApplication.primaryScreen()
+    if screen is None:
+        return width, height
+    room = screen.availableGeometry()
+    return min(width, room.width()), min(height, max(room.height() - 40, 480))
+
+
 class MainWindow(QMainWindow):
     def __init__(self, session: MemorySession | None = None) -> None:
         super().__init__()
@@ -115,7 +124,7 @@ class MainWindow(QMainWindow):
         self.jobs: set[workers.Job] = set()
         self.setWindowTitle("Pulse")
         self.setWindowIcon(app_icon())
-        self.resize(1440, 900)
+        self.resize(1440, 900)        # the app's start makes it fit the screen (app.py)
 
         self.navigator = NavigatorView(self.session)
         self.detail = DetailPanel(self.session)

@@ -203,7 +203,7 @@ class PlaygroundView(QWidget):
             lambda cur, _prev: self._row_selected(cur))
         fixed = self.model.FIXED
         self.table_fit = FitOnResize(
-            self.table, fixed.index("event"), minimum=100,     # the bar before the title
+            self.table, fixed.index("event"), minimum=170,     # a readable title before the bar
             fixed={fixed.index("why"): 210, fixed.index("rank"): 34},
             optional=lambda: list(reversed(self.model.factor_columns())),
             hidden=lambda: [] if self.all_terms.isChecked() else self.model.detail_columns())

@@ -101,7 +101,10 @@ def test_every_tab_fits_the_window(qtbot, demo_copy, size):
     assert found == {}, json.dumps(found, indent=1)
     assert asked == list(TABS)
     # the playground really asked, so its result rows (and their cells) were looked at
-    assert win.tab("Playground").model.rowCount() > 0
+    play = win.tab("Playground")
+    assert play.model.rowCount() > 0
+    # and a title one can read: the factor bar gives way before the event's name does
+    assert play.table.columnWidth(play.model.column_of("event")) >= 160
     # the side panels keep room at both sizes; the middle gets the most
     sizes = win.splitter.sizes()
     assert min(sizes) >= 200 and sizes[1] > max(sizes[0], sizes[2])
@@ -124,6 +127,24 @@ def test_panels_saved_on_a_wide_screen_leave_the_tabs_their_room(qtbot, demo_cop
     found = audit_tabs(win, prepare_tab)
     assert found == {}, json.dumps(found, indent=1)
     win.close()
+
+
+def test_the_app_opens_inside_a_screen_smaller_than_its_first_size(demo_copy, tmp_path):
+    """The first size is 1440×900; on a smaller screen (a 1280×800 laptop; the offscreen
+    screen here is 800×600) the app starts inside it, or the status bar and the detail panel
+    hang off the edge. Run as a person starts it: `python -m pulse_desktop`."""
+    from pulse_desktop.main_window import fit_to_screen
+
+    assert fit_to_screen(400, 300) == (400, 300)         # a small window is left as it is
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen:size=1280x800",
+           "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data")}
+    run = subprocess.run([sys.executable, "-m", "pulse_desktop", "--db", str(demo_copy),
+                          "--exit-when-shown"], env=env, capture_output=True, text=True,
+                         timeout=240, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-2000:]
+    width, height = json.loads(run.stdout.strip().splitlines()[-1])["size"]
+    assert width <= 1280 and height <= 800 - 40
+    assert width >= 1000 and height >= 600                 # and still uses the screen
 
 
 def test_at_200_percent_scaling_nothing_is_cut(demo_copy, tmp_path):

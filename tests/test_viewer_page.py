@@ -497,6 +497,42 @@ def test_demo_labels_are_readable_at_fit_and_never_overlap(qtbot, demo_db, tmp_p
         v.close()
 
 
+def test_fit_keeps_every_node_and_label_clear_of_the_legend(qtbot, demo_db, tmp_path):
+    """The legend sits over the graph's bottom-left corner: at the first draw and after Fit no
+    node and no name may lie under it, where it could be neither read nor clicked."""
+    with Memory.open(demo_db, read_only=True) as mem:
+        export_html(mem, tmp_path / "demo.html")
+    v = Viewer(qtbot, tmp_path / "demo.html")
+    covered = """(function () {
+      var v = window.pulseViewer, r = document.getElementById('legend').getBoundingClientRect();
+      var hits = [];
+      v.visibleNodeIds().forEach(function (id) {
+        var p = v.domPosition(id);
+        if (p.x > r.left - 4 && p.x < r.right + 4 && p.y > r.top - 4 && p.y < r.bottom + 4) hits.push(id);
+      });
+      v.labelLayout().forEach(function (l) {
+        if (l.x < r.right && l.x + l.w > r.left && l.y < r.bottom && l.y + l.h > r.top) hits.push(l.text);
+      });
+      return hits; })()"""
+    try:
+        for size in ((1200, 800), (690, 560)):
+            v.view.resize(*size)
+            v.qtbot.wait(300)
+            if size != (1200, 800):
+                click_element(v, "#fit")
+                settled, scale = 0, None
+                for _ in range(50):                    # the Fit animation, however slow
+                    v.qtbot.wait(200)
+                    now = v.js("pulseViewer.network.getScale()")
+                    settled, scale = (settled + 1 if now == scale else 0), now
+                    if settled >= 2:
+                        break
+            assert v.js("pulseViewer.visibleNodeIds().length") > 200
+            assert v.js(covered) == [], size
+    finally:
+        v.close()
+
+
 def test_tab_reaches_the_graph_with_a_visible_ring(viewer):
     """Keyboard only: Tab from the toolbar reaches the graph's frame, and it shows a ring."""
     viewer.view.setFocus()

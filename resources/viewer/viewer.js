@@ -273,6 +273,7 @@
   // -- first draw ----------------------------------------------------------------------------
   var physicsOn = false;
   network.once("afterDrawing", function () {
+    if (!viewer.initFitted) fitGraph();  // the whole graph, clear of the legend
     viewer.drawnAt = performance.now();
     viewer.timings.drawn = viewer.drawnAt;
     viewer.ready = true;
@@ -554,7 +555,41 @@
     });
     network.on("stabilized", invalidateHulls);
   }
-  $("fit").addEventListener("click", function () { network.fit({ animation: { duration: 300 } }); });
+  // Fit, then keep the legend's corner free: a node under the legend can be neither read nor
+  // clicked. The view shrinks toward the graph's top only as far as it must (a label hangs
+  // below its node, hence the wider margin above the legend).
+  function fitGraph(opts) {
+    opts = opts || {};
+    var from = { position: network.getViewPosition(), scale: network.getScale() };
+    network.fit(Object.assign({}, opts, { animation: false }));
+    var box = $("legend"), W = container.clientWidth, H = container.clientHeight;
+    var s0 = network.getScale(), c0 = network.getViewPosition(), view = { scale: s0, c: c0 };
+    if (box && !box.hidden && box.offsetHeight && box.offsetHeight < H * 0.4) {
+      var lr = box.getBoundingClientRect(), cr = container.getBoundingClientRect();
+      var zone = { left: lr.left - cr.left - 14, right: lr.right - cr.left + 14,
+                   top: lr.top - cr.top - 30, bottom: lr.bottom - cr.top };
+      var pos = network.getPositions(opts.nodes || viewer.visibleNodeIds());
+      var pts = Object.keys(pos).map(function (k) { return pos[k]; });
+      var top = pts.reduce(function (m, p) { return Math.min(m, p.y); }, Infinity);
+      var least = Math.max(0.5, zone.top / H);         // at most: the graph above the legend
+      for (var k = 0; k <= 12 && pts.length; k++) {
+        var s = s0 * (1 - k * (1 - least) / 12);
+        var c = { x: c0.x, y: top - (top - c0.y) * s0 / s };   // the graph's top stays put
+        var covered = pts.some(function (p) {
+          var x = (p.x - c.x) * s + W / 2, y = (p.y - c.y) * s + H / 2;
+          return x > zone.left && x < zone.right && y > zone.top && y < zone.bottom;
+        });
+        view = { scale: s, c: c };
+        if (!covered) break;
+      }
+    }
+    if (opts.animation) network.moveTo({ position: from.position, scale: from.scale, animation: false });
+    if (view.scale !== s0 || opts.animation) {
+      network.moveTo({ position: view.c, scale: view.scale, animation: opts.animation || false });
+    }
+  }
+  viewer.fitGraph = fitGraph;
+  $("fit").addEventListener("click", function () { fitGraph({ animation: { duration: 300 } }); });
 
   // -- legend ---------------------------------------------------------------------------------
   (function legend() {
@@ -986,7 +1021,7 @@
   function fitVisible() {       // a search shows what it found, and what is next to it
     var ids = viewer.visibleNodeIds();
     if (ids.length && ids.length < data.nodes.length) {
-      network.fit({ nodes: ids, animation: large ? false : { duration: 300 } });
+      fitGraph({ nodes: ids, animation: large ? false : { duration: 300 } });
     }
   }
   viewer.highlightedIds = function () { return Array.from(highlighted).sort(); };
@@ -1022,7 +1057,7 @@
     var rect = container.getBoundingClientRect();
     return { x: dom.x + rect.left, y: dom.y + rect.top };
   };
-  viewer.fit = function () { network.fit(); };
+  viewer.fit = function () { fitGraph(); };
   // the labels drawn last: [{id, text, x, y, w, h, px}] in page pixels (tests, tools)
   viewer.labelLayout = function () { return lastLabels.slice(); };
   // how many nodes carry their domain's letter in the last drawing
@@ -1045,7 +1080,10 @@
       updateHighlight();
       applyVisibility();
       var ids = viewer.visibleNodeIds();
-      if (hostMatches && ids.length && ids.length < data.nodes.length) network.fit({ nodes: ids, animation: false });
+      if (hostMatches && ids.length && ids.length < data.nodes.length) {
+        fitGraph({ nodes: ids, animation: false });
+        viewer.initFitted = true;
+      }
     }
     viewer.initApplied = true;
   }

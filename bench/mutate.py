@@ -312,7 +312,12 @@ class Runner:
             out.unlink(missing_ok=True)
 
     def _trace_baseline(self, items: list, out: Path) -> None:
+        import signal
+
         pid = os.fork()
+        if pid:     # a run stopped during its baseline leaves no child behind
+            signal.signal(signal.SIGTERM, lambda signum, frame: (os.kill(pid, 9),
+                                                                 sys.exit(1)))
         if pid == 0:
             code = 1
             try:

@@ -1,6 +1,8 @@
-"""A small AST mutation check over core/scoring: do the scorer tests catch a wrong formula?
+"""A small AST mutation check over core/scoring: do the tests catch a wrong formula?
 
     nice -n 15 .venv/bin/python bench/mutate.py --list            # the mutants, no test run
+    nice -n 15 .venv/bin/python bench/mutate.py --workers 2 --demo-db var/demo.db --sample 10 \
+        --json var/mutate/sample.json                             # every 10th: the speed
     nice -n 15 .venv/bin/python bench/mutate.py --workers 2 --demo-db var/demo.db \
         --json var/mutate/full.json                               # every mutant (the measure)
     nice -n 15 .venv/bin/python bench/mutate.py --workers 2 --demo-db var/demo.db \
@@ -8,23 +10,25 @@
     nice -n 15 .venv/bin/python bench/mutate.py --only scorer.py:183   # the mutants of one line
     nice -n 15 .venv/bin/python bench/mutate.py --file signature.py    # the mutants of one file
 
-Each mutant changes one thing in one file of core/scoring: an arithmetic operator (+ −, × ÷,
-** → ×), a comparison (< ≤, > ≥, == !=, in / not in, is / is not), a boolean operator (and /
-or), a unary minus or `not` dropped, a number (n → n + 1 for whole numbers; x → 2x for others,
-0 → 1), True / False, or a reducer swapped (median → mean, max ↔ min, maximum ↔ minimum).
-Strings, docstrings, annotations, imports and the arguments of `raise` are left alone
-(messages are not formulas).
+The mutants are bench/mutants.py's. The tests (TESTS) decide: a mutant is killed when one of
+them fails or when it outlives its time budget (a hang; its `killer` is then "timeout"), and
+survives when they all pass.
 
-The tests (TESTS) decide: a mutant is killed when one of them fails (or it outlives its time
-budget), survives when they all pass. To make a full run affordable on a small machine:
-- no file is written: each mutant runs in a child forked from this process, which serves the
-  mutated source from memory and re-imports only the project modules that depend on
-  core/scoring (the rest, numpy, onnxruntime, Qt, hypothesis and the embedding model are loaded
-  once, before the fork);
-- one traced run of the unmutated tests records which core/scoring lines each test executes;
-  a mutant runs only the tests that execute its statement (every test when the statement runs
-  at import time: module level, class bodies, default values), fastest first, and stops at the
-  first failure (-x);
+What makes a full run affordable on a small shared machine:
+- one pytest session collects the tests once; then a traced run (in a forked child) of the
+  unmutated tests records which core/scoring lines each test executes, and how long it takes;
+- each mutant runs in a child forked from that session: numpy, onnxruntime, Qt, hypothesis, the
+  embedding model, the project and the collected tests are already loaded. A mutant inside a
+  function body (most of them) is applied by swapping that function's code object in place
+  (compiled from the mutated tree with the file's line numbers; every reference to the function
+  sees it) and the child runs the chosen tests' items directly (pytest's runtestprotocol). A
+  mutant that runs at import time (module level, class bodies, default values) cannot be
+  swapped: its child serves the mutated module from memory, forgets the project modules that
+  depend on core/scoring and runs a fresh pytest on the chosen tests;
+- a child runs only the tests that execute the mutated statement (every test for import-time
+  code), and stops at the first failure. The order: first the tests that killed mutants of the
+  same function, then of the same file (in this run, and in the --prior runs' json), then the
+  fastest. A killed mutant usually needs one test (`ran` in the json);
 - the demo memory the tests use is built once (--demo-db / PULSE_TEST_DEMO_DB).
 `--survivors-of` re-runs a full run's survivors after tests were added (adding tests cannot
 revive a killed mutant) and counts the whole. The survivors, with why each is harmless, are
@@ -34,271 +38,54 @@ listed in docs/scoring.md.
 from __future__ import annotations
 
 import argparse
-import ast
+import importlib
 import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from collections import Counter
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-TARGET = "core/scoring"
+from mutants import (
+    ROOT,
+    TARGET,
+    Mutant,
+    module_name,
+    mutants_of,
+    mutated_tree,
+    outer_function,
+    statement_span,
+    tainted_modules,
+)
+
 TESTS = ("tests/test_scoring_chain.py", "tests/test_scoring_formula.py", "tests/test_scorer.py",
-         "tests/test_scoring_state.py", "tests/test_scoring_edges.py")
-# a child gets this many times its tests' baseline seconds, plus the floor, before it is killed
-# (the baseline was traced, so its seconds are already above an untraced run's)
+         "tests/test_scoring_state.py", "tests/test_scoring_edges.py",
+         "tests/test_index_in_place.py", "tests/test_postings.py",
+         "tests/test_quantised_index.py", "tests/test_index_edges.py")
+# the test files written for a file's code: until kills say otherwise, their tests count as
+# ten times likelier killers of its mutants than the others that execute the statement
+FOCUS = {"index": ("test_index_",), "changelog": ("test_index_",),
+         "dense": ("test_quantised", "test_index_edges"),
+         "quantised": ("test_quantised", "test_index_edges"),
+         "postings": ("test_postings", "test_index_edges"), "chain": ("test_scoring_chain",),
+         "state": ("test_scoring_state",), "signature": ("test_scoring_state",)}
+# a child gets this many times its tests' baseline seconds (traced, so already above an
+# untraced run's), plus the floor, before it is killed
 TIMEOUT_FACTOR = 3
-TIMEOUT_FLOOR_S = 30
-# A first, short run of the tests that exercise a file (most mutants die there); only its
-# survivors run the whole of TESTS, which decides.
-FOCUS = {
-    "chain.py": ["tests/test_scoring_chain.py", "tests/test_scorer.py", "-k", "chain or why or "
-                 "ancestors or roots or anchor or depth or story or rest or ranking or cyclic"],
-    "evidence.py": ["tests/test_scoring_chain.py", "tests/test_scorer.py", "-k",
-                    "abstain or abstention or why"],
-    "gates.py": ["tests/test_scoring_formula.py", "-k",
-                 "state or date or body or depletion or emotion"],
-    "index.py": ["tests/test_scoring_formula.py", "-k", "relevance or context or recency"],
-    "lexical.py": ["tests/test_scoring_formula.py", "tests/test_scorer.py", "-k",
-                   "coverage or pulse or abstain"],
-    "results.py": ["tests/test_scorer.py", "-k", "chain or breakdown or alias"],
-    "scorer.py": ["tests/test_scoring_formula.py"],
-    "settings.py": ["tests/test_scoring_formula.py"],
-    "state.py": ["tests/test_scorer.py", "tests/test_scoring_formula.py", "-k",
-                 "bad_options or body or state"],
-}
-
-SWAP_BIN = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult,
-            ast.Pow: ast.Mult, ast.FloorDiv: ast.Div}
-SWAP_CMP = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt,
-            ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.In: ast.NotIn, ast.NotIn: ast.In,
-            ast.Is: ast.IsNot, ast.IsNot: ast.Is}
-SWAP_BOOL = {ast.And: ast.Or, ast.Or: ast.And}
-SWAP_NAME = {"median": "mean", "max": "min", "min": "max", "maximum": "minimum",
-             "minimum": "maximum"}
+TIMEOUT_FLOOR_S = {"code": 15, "import": 40}
 
 
-@dataclass
-class Mutant:
-    file: str          # relative to the project
-    line: int
-    kind: str
-    before: str
-    after: str
-    index: int         # which mutable site of the file (in walk order)
-    status: str = "pending"
-    seconds: float = 0.0
-    tests: int = 0     # how many tests the mutant's statement is executed by
-
-
-# -- generating ------------------------------------------------------------------------------------
-
-def _skipped_nodes(tree: ast.AST) -> set[int]:
-    """ids of nodes never mutated: docstrings, annotations, raise arguments, f-strings."""
-    skip: set[int] = set()
-
-    def all_of(node: ast.AST | None) -> None:
-        if node is not None:
-            skip.update(id(n) for n in ast.walk(node))
-
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Raise):
-            all_of(node.exc)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            all_of(node.returns)
-            for arg in [*node.args.args, *node.args.kwonlyargs, *node.args.posonlyargs,
-                        node.args.vararg, node.args.kwarg]:
-                if arg is not None:
-                    all_of(arg.annotation)
-        elif isinstance(node, ast.AnnAssign):
-            all_of(node.annotation)
-        elif isinstance(node, ast.JoinedStr):
-            all_of(node)
-        elif isinstance(node, ast.ImportFrom | ast.Import):
-            all_of(node)
-    return skip
-
-
-def _sites(tree: ast.AST) -> list[tuple[ast.AST, str, str, str]]:
-    """(node, kind, before, after) for every mutable site, in a deterministic order."""
-    skip = _skipped_nodes(tree)
-    out = []
-    for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
-        if isinstance(node, ast.BinOp) and type(node.op) in SWAP_BIN:
-            out.append((node, "binop", type(node.op).__name__, SWAP_BIN[type(node.op)].__name__))
-        elif isinstance(node, ast.Compare):
-            for i, op in enumerate(node.ops):
-                if type(op) in SWAP_CMP:
-                    out.append((node, f"compare:{i}", type(op).__name__,
-                                SWAP_CMP[type(op)].__name__))
-        elif isinstance(node, ast.BoolOp) and type(node.op) in SWAP_BOOL:
-            out.append((node, "boolop", type(node.op).__name__, SWAP_BOOL[type(node.op)].__name__))
-        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.Not)):
-            out.append((node, "unary", type(node.op).__name__, "dropped"))
-        elif isinstance(node, ast.Constant) and type(node.value) in (int, float, bool):
-            if isinstance(node.value, bool):
-                out.append((node, "const", repr(node.value), repr(not node.value)))
-            elif isinstance(node.value, int):
-                out.append((node, "const", repr(node.value), repr(node.value + 1)))
-            else:
-                after = 1.0 if node.value == 0 else node.value * 2
-                out.append((node, "const", repr(node.value), repr(after)))
-        elif isinstance(node, ast.Attribute) and node.attr in SWAP_NAME \
-                and isinstance(node.value, ast.Name) and node.value.id == "np":
-            out.append((node, "reducer", f"np.{node.attr}", f"np.{SWAP_NAME[node.attr]}"))
-        elif isinstance(node, ast.Name) and node.id in ("max", "min") \
-                and isinstance(getattr(node, "ctx", None), ast.Load):
-            out.append((node, "reducer", node.id, SWAP_NAME[node.id]))
-    return out
-
-
-def _apply(node: ast.AST, kind: str) -> None:
-    if kind == "binop":
-        node.op = SWAP_BIN[type(node.op)]()
-    elif kind.startswith("compare:"):
-        i = int(kind.split(":")[1])
-        node.ops[i] = SWAP_CMP[type(node.ops[i])]()
-    elif kind == "boolop":
-        node.op = SWAP_BOOL[type(node.op)]()
-    elif kind == "const":
-        value = node.value
-        if isinstance(value, bool):
-            node.value = not value
-        elif isinstance(value, int):
-            node.value = value + 1
-        else:
-            node.value = 1.0 if value == 0 else value * 2
-    elif kind == "reducer":
-        if isinstance(node, ast.Attribute):
-            node.attr = SWAP_NAME[node.attr]
-        else:
-            node.id = SWAP_NAME[node.id]
-
-
-class _DropUnary(ast.NodeTransformer):
-    def __init__(self, target: ast.AST) -> None:
-        self.target = target
-
-    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
-        self.generic_visit(node)
-        return node.operand if node is self.target else node
-
-
-def mutants_of(path: Path) -> list[Mutant]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    rel = str(path.relative_to(ROOT))
-    return [Mutant(rel, getattr(node, "lineno", 0), kind, before, after, i)
-            for i, (node, kind, before, after) in enumerate(_sites(tree))]
-
-
-def mutated_source(path: Path, mutant: Mutant) -> str:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    node, kind, _, _ = _sites(tree)[mutant.index]
-    if kind == "unary":
-        tree = _DropUnary(node).visit(tree)
-    else:
-        _apply(node, kind)
-    return ast.unparse(ast.fix_missing_locations(tree))
-
-
-# -- running ---------------------------------------------------------------------------------------
-#
-# Each mutant runs in a child forked from this process, which has already imported pytest, numpy
-# and every project module that does not import core/scoring. The child serves the mutated
-# source from memory (an import hook; no file is written), forgets the project modules that
-# depend on core/scoring, and runs pytest in-process on the tests that execute the mutated
-# statement (per-test line coverage from one traced baseline run), fastest first, stopping at
-# the first failure. A statement that runs at import time (module level, class bodies, default
-# values) runs every test. The parent kills a child that outlives its time budget (a hang is a
-# kill).
-
-SCORING_PREFIX = TARGET.replace("/", ".") + "."
-
-
-def module_name(path: Path) -> str:
-    rel = path.relative_to(ROOT).with_suffix("")
-    parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
-    return ".".join(parts)
-
-
-def _import_time_imports(tree: ast.Module) -> set[str]:
-    """Modules a module imports when it is imported (not inside functions)."""
-    found: set[str] = set()
-
-    def visit(node: ast.AST) -> None:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            return
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            found.add(node.module)
-            found.update(f"{node.module}.{alias.name}" for alias in node.names)
-        for child in ast.iter_child_nodes(node):
-            visit(child)
-
-    visit(tree)
-    out = set(found)
-    for name in found:   # importing a.b.c runs a and a.b first
-        parts = name.split(".")
-        out.update(".".join(parts[:i]) for i in range(1, len(parts)))
-    return out
-
-
-def tainted_modules() -> set[str]:
-    """Project modules whose import reaches core/scoring (they must be re-imported per mutant)."""
-    graph: dict[str, set[str]] = {}
-    for folder in ("core", "pulse_desktop"):
-        for path in (ROOT / folder).rglob("*.py"):
-            graph[module_name(path)] = _import_time_imports(
-                ast.parse(path.read_text(encoding="utf-8")))
-    tainted = {m for m in graph if m.startswith(SCORING_PREFIX) or m == TARGET.replace("/", ".")}
-    changed = True
-    while changed:
-        changed = False
-        for mod, deps in graph.items():
-            if mod not in tainted and deps & tainted:
-                tainted.add(mod)
-                changed = True
-    return tainted
-
-
-def statement_span(path: Path, mutant: Mutant) -> tuple[int, int, bool]:
-    """(first line, last line, runs at import time) of the smallest statement holding the
-    mutant's node."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    node = _sites(tree)[mutant.index][0]
-    best: tuple[int, int, bool] | None = None
-
-    def visit(parent: ast.AST, in_function: bool) -> None:
-        nonlocal best
-        for child in ast.iter_child_nodes(parent):
-            inner = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                                      ast.Lambda))
-            if child is node or any(n is node for n in ast.walk(child)):
-                if isinstance(child, ast.stmt):
-                    # a def's decorators, defaults and annotations run at import time
-                    body_only = isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
-                        any(n is node for stmt in child.body for n in ast.walk(stmt))
-                    best = (child.lineno, child.end_lineno or child.lineno,
-                            not (in_function or body_only))
-                visit(child, inner)
-                return
-
-    visit(tree, False)
-    return best if best is not None else (mutant.line, mutant.line, True)
-
+# -- applying a mutant in a child ------------------------------------------------------------------
 
 class _MutantFinder:
-    """Serves one module's mutated source (meta path hook, installed in the child only)."""
+    """Serves one module's mutated tree (meta path hook, installed in the child only)."""
 
-    def __init__(self, name: str, path: Path, source: str) -> None:
-        self.name, self.path, self.source = name, path, source
+    def __init__(self, name: str, path: Path, code) -> None:
+        self.name, self.path, self.code = name, path, code
 
     def find_spec(self, fullname, path=None, target=None):
         import importlib.util
@@ -312,20 +99,82 @@ class _MutantFinder:
 
     def exec_module(self, module) -> None:
         module.__file__ = str(self.path)
-        exec(compile(self.source, str(self.path), "exec"), module.__dict__)
+        exec(self.code, module.__dict__)
 
+
+def _code_named(code, name: str, first: int):
+    """The code object of function `name` starting at line `first`, inside `code`."""
+    for const in code.co_consts:
+        if hasattr(const, "co_code"):
+            if const.co_name == name and const.co_firstlineno == first:
+                return const
+            found = _code_named(const, name, first)
+            if found is not None:
+                return found
+    return None
+
+
+def _live_functions(module) -> list:
+    """Every function object the module defines (module level and in its classes, unwrapped
+    from staticmethod, classmethod, property and functools wrappers)."""
+    out, seen = [], set()
+
+    def add(obj, depth: int = 0) -> None:
+        if id(obj) in seen or depth > 4:
+            return
+        seen.add(id(obj))
+        if isinstance(obj, (staticmethod, classmethod)):
+            add(obj.__func__, depth + 1)
+        elif isinstance(obj, property):
+            for f in (obj.fget, obj.fset, obj.fdel):
+                if f is not None:
+                    add(f, depth + 1)
+        elif isinstance(obj, type) and obj.__module__ == module.__name__:
+            for value in vars(obj).values():
+                add(value, depth + 1)
+        elif hasattr(obj, "__code__"):
+            out.append(obj)
+            if hasattr(obj, "__wrapped__"):
+                add(obj.__wrapped__, depth + 1)
+        elif hasattr(obj, "func") and hasattr(obj.func, "__code__"):   # cached_property
+            add(obj.func, depth + 1)
+
+    for value in vars(module).values():
+        add(value)
+    return out
+
+
+def swap_in_place(m: Mutant) -> bool:
+    """Put the mutant into the loaded module by swapping its outermost function's code object;
+    False when that is not possible (import-time code, or the function was not found)."""
+    path = ROOT / m.file
+    where = outer_function(path, m)
+    if where is None:
+        return False
+    name, first = where
+    module = importlib.import_module(module_name(path))
+    new = _code_named(compile(mutated_tree(path, m), str(path), "exec"), name, first)
+    olds = [f for f in _live_functions(module)
+            if f.__code__.co_name == name and f.__code__.co_firstlineno == first
+            and f.__code__.co_filename == str(path)]
+    if new is None or not olds or any(f.__code__.co_freevars != new.co_freevars for f in olds):
+        return False
+    for f in olds:
+        f.__code__ = new
+    return True
+
+
+# -- the session that runs everything --------------------------------------------------------------
 
 class _LineRecorder:
-    """pytest plugin for the baseline run: which core/scoring lines each test executes."""
+    """The baseline: which core/scoring lines each test executes, and its seconds."""
 
     def __init__(self) -> None:
         self.current = "<collect>"
-        self.lines: dict[str, set[tuple[str, int]]] = {}
-        self.seconds: dict[str, float] = {}
+        self.lines: dict[str, set[str]] = {}
         self.target = str(ROOT / TARGET) + os.sep
-        self._started = 0.0
 
-    def _trace(self, frame, event, arg):
+    def trace(self, frame, event, arg):
         if not frame.f_code.co_filename.startswith(self.target):
             return None
         hits = self.lines.setdefault(self.current, set())
@@ -333,172 +182,312 @@ class _LineRecorder:
 
         def local(frame, event, arg):
             if event == "line":
-                hits.add((name, frame.f_lineno))
+                hits.add(f"{name}:{frame.f_lineno}")
             return local
-        hits.add((name, frame.f_lineno))
+        hits.add(f"{name}:{frame.f_lineno}")
         return local
 
-    def pytest_runtest_logstart(self, nodeid, location):
-        import threading
 
-        self.current = nodeid
-        self._started = time.perf_counter()
-        sys.settrace(self._trace)
-        threading.settrace(self._trace)
+def _run_items(items: list, on_start=None) -> tuple[str, int]:
+    """Run pytest items in this process in order; (the first failing nodeid or "", how many
+    ran)."""
+    from _pytest.runner import runtestprotocol
 
-    def pytest_runtest_logfinish(self, nodeid, location):
-        import threading
-
-        sys.settrace(None)
-        threading.settrace(None)
-        self.seconds[nodeid] = time.perf_counter() - self._started
-
-
-def _child_run(args: list[str], quiet: bool = True) -> int:
-    """Run pytest in this (forked) process; its exit code."""
-    import pytest
-
-    if quiet:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
-        os.dup2(devnull, 2)
-    return int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", "--rootdir", str(ROOT),
-                            *args]))
+    for i, item in enumerate(items):
+        if on_start is not None:
+            on_start(item)
+        reports = runtestprotocol(item, log=False,
+                                  nextitem=items[i + 1] if i + 1 < len(items) else None)
+        if any(r.failed for r in reports):
+            return item.nodeid, i + 1
+    return "", len(items)
 
 
-def _forget(tainted: set[str]) -> None:
-    for name in list(sys.modules):
-        if name in tainted or name == "conftest" or name.startswith(("tests.", "test_")):
-            del sys.modules[name]
+def _fewer_examples(items: list, most: int) -> None:
+    """Property tests run at most `most` generated examples (their explicit @example cases
+    still all run): --max-examples, to fit a full run on a small machine."""
+    from hypothesis import settings
+
+    for item in items:
+        fn = getattr(item, "obj", None)
+        current = getattr(fn, "_hypothesis_internal_use_settings", None)
+        if current is not None and current.max_examples > most:
+            fn._hypothesis_internal_use_settings = settings(current, max_examples=most)
 
 
-def baseline(tests: tuple[str, ...], out: Path) -> tuple[bool, dict[str, Any]]:
-    """Run the tests once, traced, in a child: (passed, {nodeid: {lines, seconds}})."""
-    pid = os.fork()
-    if pid == 0:
-        code = 1
+def _quiet() -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+
+
+class Runner:
+    """A pytest plugin: takes over the run loop once the tests are collected."""
+
+    def __init__(self, mutants: list[Mutant], workers: int, tmp: Path, prior: list[dict],
+                 progress, first_pass_s: float, max_examples: int | None) -> None:
+        self.mutants, self.workers, self.tmp, self.progress = mutants, workers, tmp, progress
+        self.tainted = tainted_modules()
+        self.info: dict[int, tuple] = {}
+        self.first_pass_s = first_pass_s
+        self.max_examples = max_examples
+        self.tests = TESTS
+        self.skip: set[str] = set()     # tests every mutant here is known to pass
+        self.undecided: list[Mutant] = []   # passed their first pass, wait for the second
+        self.coverage: dict[str, Any] = {}
+        self.baseline_ok = False
+        self.by_function: dict[tuple, Counter] = {}
+        self.by_file: dict[str, Counter] = {}
+        for row in prior:
+            if row.get("killer") and row["killer"] not in ("timeout", "error"):
+                self._learn(Mutant(**row))
+
+    def _where(self, m: Mutant) -> tuple:
+        """(first line, last line, import time, outer function) of the mutant, parsed once."""
+        if id(m) not in self.info:
+            first, last, import_time = statement_span(ROOT / m.file, m)
+            self.info[id(m)] = (first, last, import_time, outer_function(ROOT / m.file, m))
+        return self.info[id(m)]
+
+    def _function_key(self, m: Mutant) -> tuple:
+        first, _, _, where = self._where(m)
+        return (m.file, where or first)
+
+    def _learn(self, m: Mutant) -> None:
+        for killer in {m.killer, m.killer.split("[")[0]}:
+            self.by_function.setdefault(self._function_key(m), Counter())[killer] += 1
+            self.by_file.setdefault(m.file, Counter())[killer] += 1
+
+    def select(self, m: Mutant) -> list[str]:
+        """The tests that execute the mutant's statement (every test for import-time code),
+        likeliest killers first, then fastest."""
+        first, last, import_time, _ = self._where(m)
+        if import_time:
+            chosen = list(self.coverage)
+        else:
+            name = Path(m.file).name
+            wanted = {f"{name}:{n}" for n in range(first, last + 1)}
+            chosen = [t for t, info in self.coverage.items() if wanted & set(info["lines"])]
+        here = self.by_function.get(self._function_key(m), Counter())
+        there = self.by_file.get(m.file, Counter())
+        # expected cost per kill: a test's seconds over how often it killed here (the same
+        # function counts most), so a cheap likely killer runs first and a slow property test
+        # that killed once nearby does not run before every cheap one
+        focus = FOCUS.get(Path(m.file).stem, ())
+
+        def cost(t: str) -> float:
+            base = t.split("[")[0]    # kills by other parameters of the same test count too
+            aimed = 10 if any(f"/{name}" in t for name in focus) else 1
+            return self.coverage[t]["seconds"] / (aimed + 10 * here[t] + 3 * there[t]
+                                                  + 3 * here[base] + there[base])
+
+        return sorted(chosen, key=lambda t: (cost(t), t))
+
+    # pytest hooks
+
+    def pytest_runtestloop(self, session) -> bool:
+        import gc
+
+        items = {item.nodeid: item for item in session.items}
+        if self.max_examples:
+            _fewer_examples(session.items, self.max_examples)
+        gc.freeze()   # what is loaded now is never collected in a child: cheaper, shared pages
+        self._baseline(list(items.values()))
+        if self.baseline_ok:
+            self._run(items)
+        return True
+
+    def _baseline(self, items: list) -> None:
+        out = baseline_cache(self.max_examples, self.tests)
+        if not out.exists():
+            self._trace_baseline(items, out)
+        result = json.loads(out.read_text()) if out.exists() else {"failed": "?", "tests": {}}
+        self.coverage = {t: c for t, c in result["tests"].items() if t not in self.skip}
+        self.baseline_ok = not result["failed"] and bool(self.coverage)
+        print(f"unmutated tests: {'pass' if self.baseline_ok else 'FAIL ' + result['failed']} "
+              f"({len(self.coverage)} tests, "
+              f"{sum(c['seconds'] for c in self.coverage.values()):.0f} s traced; {out}); "
+              f"{len(self.mutants)} mutants, {self.workers} worker(s)", flush=True)
+        if not self.baseline_ok:
+            out.unlink(missing_ok=True)
+
+    def _trace_baseline(self, items: list, out: Path) -> None:
+        import signal
+
+        pid = os.fork()
+        if pid:     # a run stopped during its baseline leaves no child behind
+            signal.signal(signal.SIGTERM, lambda signum, frame: (os.kill(pid, 9),
+                                                                 sys.exit(1)))
+        if pid == 0:
+            code = 1
+            try:
+                _quiet()
+                recorder = _LineRecorder()
+                seconds: dict[str, float] = {}
+                started = [0.0, ""]
+
+                def on_start(item) -> None:
+                    if started[1]:
+                        seconds[started[1]] = time.perf_counter() - started[0]
+                    recorder.current = item.nodeid
+                    started[:] = [time.perf_counter(), item.nodeid]
+
+                import threading
+
+                sys.settrace(recorder.trace)
+                threading.settrace(recorder.trace)
+                failed, _ = _run_items(items, on_start)
+                sys.settrace(None)
+                seconds[started[1]] = time.perf_counter() - started[0]
+                out.write_text(json.dumps({
+                    "failed": failed,
+                    "tests": {t: {"lines": sorted(recorder.lines.get(t, ())), "seconds": s}
+                              for t, s in seconds.items()}}))
+                code = 0
+            finally:
+                os._exit(code)
+        os.waitpid(pid, 0)
+
+    def _start(self, m: Mutant, tests: list[str], items: dict, report: Path) -> int:
+        pid = os.fork()
+        if pid:
+            return pid
+        code = 3
         try:
-            recorder = _LineRecorder()
-            import pytest
-
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 1)
-            code = int(pytest.main(["-q", "-p", "no:cacheprovider", "--rootdir", str(ROOT),
-                                    *tests], plugins=[recorder]))
-            out.write_text(json.dumps({
-                node: {"lines": sorted(f"{f}:{n}" for f, n in recorder.lines.get(node, ())),
-                       "seconds": secs} for node, secs in recorder.seconds.items()}))
-        finally:
-            os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    ok = os.waitstatus_to_exitcode(status) == 0
-    return ok, json.loads(out.read_text()) if out.exists() else {}
-
-
-def select_tests(m: Mutant, coverage: dict[str, Any]) -> list[str]:
-    """The tests that execute the mutant's statement (every test for import-time code), the
-    focused files first, then fastest first."""
-    first, last, import_time = statement_span(ROOT / m.file, m)
-    name = Path(m.file).name
-    if import_time:
-        chosen = list(coverage)
-    else:
-        wanted = {f"{name}:{n}" for n in range(first, last + 1)}
-        chosen = [node for node, info in coverage.items() if wanted & set(info["lines"])]
-    focus_files = [a for a in FOCUS.get(name, []) if a.startswith("tests/")]
-    return sorted(chosen, key=lambda n: (not any(n.startswith(f) for f in focus_files),
-                                         coverage[n]["seconds"], n))
-
-
-def start_child(m: Mutant, tests: list[str], tainted: set[str]) -> int:
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            source = mutated_source(ROOT / m.file, m)
-            _forget(tainted)
-            sys.meta_path.insert(0, _MutantFinder(module_name(ROOT / m.file), ROOT / m.file,
-                                                  source))
-            code = _child_run(tests)
-        except BaseException:  # noqa: BLE001 - a mutant that cannot even import is killed
+            _quiet()
+            if swap_in_place(m):
+                failed, ran = _run_items([items[t] for t in tests])
+            else:
+                failed, ran = self._reimported(m, tests)
+            report.write_text(json.dumps({"killer": failed, "ran": ran}))
+            code = 1 if failed else 0
+        except BaseException:  # noqa: BLE001 - a mutant that cannot even load is killed
             code = 3
         finally:
             os._exit(code)
-    return pid
 
+    def _reimported(self, m: Mutant, tests: list[str]) -> tuple[str, int]:
+        """Import-time code: a fresh pytest over the mutated module, served from memory."""
+        import pytest
 
-def run_all(mutants: list[Mutant], coverage: dict[str, Any], workers: int, progress) -> None:
-    tainted = tainted_modules()
-    # warm this process once: every project module the mutants cannot change, and the heavy
-    # libraries, are then already imported in each forked child
-    import importlib
+        path = ROOT / m.file
+        code = compile(mutated_tree(path, m), str(path), "exec")
+        for name in list(sys.modules):
+            if name in self.tainted or name == "conftest" or name.startswith(("tests.", "test_")):
+                del sys.modules[name]
+        sys.meta_path.insert(0, _MutantFinder(module_name(path), path, code))
 
-    for name in sorted(tainted_modules_complement(tainted)):
-        try:
-            importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - an optional front (Qt) may be missing
-            pass
-    import pytest  # noqa: F401
+        most = self.max_examples
 
-    from core.embedding.registry import get_embedder
+        class Watch:
+            failed, ran = "", 0
 
-    get_embedder()   # the model's weights load once, here, not in every child
-    for heavy in ("PySide6.QtWidgets", "hypothesis", "hypothesis.strategies",
-                  "_hypothesis_pytestplugin", "anyio", "pytestqt.plugin"):
-        try:   # the tests and pytest's plugins import these; once here, not in every child
-            importlib.import_module(heavy)
-        except ImportError:
-            pass
-    import gc
+            def pytest_collection_modifyitems(self, items) -> None:
+                if most:
+                    _fewer_examples(items, most)
 
-    gc.freeze()   # what is loaded now is never collected in a child: cheaper, and shared pages
-    queue = list(mutants)
-    running: dict[int, tuple[Mutant, float, float]] = {}
+            def pytest_runtest_logreport(self, report) -> None:
+                if report.when == "call" or report.failed:
+                    Watch.ran += report.when == "call"
+                if report.failed and not Watch.failed:
+                    Watch.failed = report.nodeid
 
-    def stop(signum, frame):   # a stopped run leaves no child behind
-        for pid in running:
-            os.kill(pid, 9)
-        raise SystemExit(1)
+        exit_code = int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", "--rootdir",
+                                     str(ROOT), *tests], plugins=[Watch()]))
+        if exit_code != 0 and not Watch.failed:
+            Watch.failed = "error"    # collection failed: the mutated module does not load
+        return Watch.failed, Watch.ran
 
-    import signal
+    def _run(self, items: dict) -> None:
+        """Two passes: first each mutant meets its likeliest killers, up to FIRST_PASS_S of
+        their baseline seconds; then the mutants no test has killed yet meet the rest of
+        their tests (the slow ones, property tests above all), so every kill that comes
+        cheap is counted before the expensive survivors are decided."""
+        import signal
 
-    signal.signal(signal.SIGTERM, stop)
-    while queue or running:
-        while queue and len(running) < workers:
-            m = queue.pop(0)
-            tests = select_tests(m, coverage)
-            if not tests:
-                m.status, m.tests = "survived", 0
-                progress(m)
-                continue
-            m.tests = len(tests)
-            budget = TIMEOUT_FACTOR * sum(coverage[t]["seconds"] for t in tests) + TIMEOUT_FLOOR_S
-            running[start_child(m, tests, tainted)] = (m, time.perf_counter(), budget)
-        time.sleep(0.05)
-        for pid, (m, started, budget) in list(running.items()):
-            done, status = os.waitpid(pid, os.WNOHANG)
-            elapsed = time.perf_counter() - started
-            if done == 0 and elapsed > budget:
+        queue: list[tuple[Mutant, list[str] | None]] = [(m, None) for m in self.mutants]
+        rest: dict[int, list[str]] = {}     # the second pass's tests of each mutant
+        running: dict[int, tuple[Mutant, float, float, Path]] = {}
+
+        def stop(signum, frame):   # a stopped run leaves no child behind
+            for pid in running:
                 os.kill(pid, 9)
-                os.waitpid(pid, 0)
-                m.status, m.seconds = "killed", elapsed   # it hung: caught by the time budget
-            elif done == 0:
-                continue
-            else:
-                code = os.waitstatus_to_exitcode(status)
-                m.status, m.seconds = ("survived" if code == 0 else "killed"), elapsed
-            del running[pid]
-            progress(m)
+            raise SystemExit(1)
+
+        signal.signal(signal.SIGTERM, stop)
+        second_pass: list[tuple[Mutant, list[str]]] = []
+        serial = 0
+        while queue or running or second_pass:
+            if not queue and not running:
+                print(f"-- first pass done: {len(second_pass)} mutants not killed yet meet the "
+                      f"rest of their tests", flush=True)
+                # the cheapest to decide first: a stopped run has decided the most
+                queue = sorted(second_pass, key=lambda mt: sum(self.coverage[t]["seconds"]
+                                                               for t in mt[1]))
+                second_pass = []
+            while queue and len(running) < self.workers:
+                m, tests = queue.pop(0)
+                if tests is None:     # first pass: chosen now, so earlier kills inform it
+                    tests = [t for t in self.select(m) if t in items]
+                    m.tests, m.status = len(tests), "undecided"
+                    if not tests:
+                        m.status = "survived"
+                        self.progress(m)
+                        continue
+                    cut, spent = 1, self.coverage[tests[0]]["seconds"]
+                    while cut < len(tests) and \
+                            spent + self.coverage[tests[cut]]["seconds"] <= self.first_pass_s:
+                        spent += self.coverage[tests[cut]]["seconds"]
+                        cut += 1
+                    tests, rest[id(m)] = tests[:cut], tests[cut:]
+                m.how = "code" if self.info[id(m)][3] else "import"
+                budget = TIMEOUT_FACTOR * sum(self.coverage[t]["seconds"] for t in tests) \
+                    + TIMEOUT_FLOOR_S[m.how]
+                serial += 1
+                report = self.tmp / f"mutant-{serial}.json"
+                running[self._start(m, tests, items, report)] = (
+                    m, time.perf_counter(), budget, report)
+            time.sleep(0.02)
+            for pid, (m, started, budget, report) in list(running.items()):
+                done, status = os.waitpid(pid, os.WNOHANG)
+                elapsed = time.perf_counter() - started
+                if done == 0 and elapsed > budget:
+                    os.kill(pid, 9)
+                    os.waitpid(pid, 0)
+                    m.status, m.killer = "killed", "timeout"   # it hung: a kill
+                elif done == 0:
+                    continue
+                else:
+                    code = os.waitstatus_to_exitcode(status)
+                    result = json.loads(report.read_text()) if report.exists() else {}
+                    m.ran += result.get("ran", 0)
+                    if code != 0:
+                        m.status, m.killer = "killed", result.get("killer") or "error"
+                        if m.killer != "error":
+                            self._learn(m)
+                    elif rest.get(id(m)):
+                        second_pass.append((m, rest.pop(id(m))))
+                        self.undecided.append(m)
+                    else:
+                        m.status = "survived"
+                m.seconds += elapsed
+                del running[pid]
+                if m.status != "undecided":
+                    self.progress(m)
 
 
-def tainted_modules_complement(tainted: set[str]) -> set[str]:
-    out = set()
-    for folder in ("core",):
-        for path in (ROOT / folder).rglob("*.py"):
-            name = module_name(path)
-            if name not in tainted and "__main__" not in name:
-                out.add(name)
-    return out
+def baseline_cache(max_examples: int | None, tests: tuple[str, ...]) -> Path:
+    """Where the traced baseline of this code and these tests is kept (var/mutate/): a second
+    run over the same code and tests skips it."""
+    import hashlib
+
+    digest = hashlib.sha256(f"max_examples={max_examples}".encode())
+    for path in [*sorted((ROOT / TARGET).glob("*.py")), *(ROOT / t for t in tests),
+                 ROOT / "tests" / "conftest.py"]:
+        digest.update(path.read_bytes())
+    folder = ROOT / "var" / "mutate"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"baseline-{digest.hexdigest()[:16]}.json"
 
 
 def build_demo(out: Path) -> None:
@@ -508,30 +497,57 @@ def build_demo(out: Path) -> None:
     subprocess.run([sys.executable, "-c", code, str(out)], cwd=ROOT, check=True)
 
 
+def warm() -> None:
+    """Load once, before any fork, what every child would otherwise load itself."""
+    from core.embedding.registry import get_embedder
+
+    get_embedder()   # the model's weights
+    for heavy in ("PySide6.QtWidgets", "hypothesis", "hypothesis.strategies",
+                  "_hypothesis_pytestplugin", "anyio", "pytestqt.plugin"):
+        try:
+            importlib.import_module(heavy)
+        except ImportError:
+            pass
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--list", action="store_true", help="list the mutants only")
-    parser.add_argument("--only", help="FILE:LINE (file name inside core/scoring)")
+    parser.add_argument("--only", nargs="+", metavar="FILE:LINE",
+                        help="the mutants of these lines (file name inside core/scoring)")
     parser.add_argument("--file", action="append",
                         help="only the mutants of this file of core/scoring (repeatable)")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--sample", type=int, default=1,
                         help="run every Nth mutant only (deterministic: the Nth, 2Nth, … of the "
                              "full list), for a quicker estimate")
-    parser.add_argument("--partial", action="store_true",
-                        help="with --survivors-of: runs still going, re-run the survivors so far "
-                             "(the count then covers only the mutants decided in those files)")
-    parser.add_argument("--reverse", action="store_true",
-                        help="run the list from its end (a second run over the same files meets "
-                             "the first in the middle; --survivors-of takes both)")
     parser.add_argument("--demo-db", type=Path,
                         help="a prebuilt demo memory (PULSE_TEST_DEMO_DB); built once otherwise")
+    parser.add_argument("--first-pass-seconds", type=float, default=4.0,
+                        help="the first pass gives each mutant its likeliest killers up to this "
+                             "many baseline seconds; the rest of its tests run in the second")
+    parser.add_argument("--max-examples", type=int,
+                        help="property tests run at most this many generated examples (their "
+                             "@example cases all run)")
+    parser.add_argument("--tests", nargs="+", help="these test files instead of TESTS")
+    parser.add_argument("--skip-tests-of", type=Path, metavar="BASELINE",
+                        help="with --survivors-of: leave out the tests of that run's baseline "
+                             "(var/mutate/baseline-*.json; every survivor passed them all), so "
+                             "only the tests added since run")
     parser.add_argument("--json", type=Path, help="write every mutant's result here")
+    parser.add_argument("--prior", type=Path, nargs="+", default=[],
+                        help="earlier runs' --json: their killers are tried first")
     parser.add_argument("--survivors-of", type=Path, metavar="JSON", nargs="+",
-                        help="a full run's --json (or the runs over disjoint --file sets that "
+                        help="a full run's --json (or runs over disjoint --file sets that "
                              "together cover every mutant): run only its survivors again "
                              "(tests added since; the code under test must not have changed) "
                              "and count the whole")
+    parser.add_argument("--partial", action="store_true",
+                        help="with --survivors-of: the runs did not decide every mutant; count "
+                             "the decided ones (the table says how many per file)")
+    parser.add_argument("--resume", type=Path, nargs="+", metavar="JSON",
+                        help="a stopped run's --json: its decided mutants are kept and counted, "
+                             "the rest run (same code and tests)")
     args = parser.parse_args(argv)
 
     files = sorted((ROOT / TARGET).glob("*.py"))
@@ -540,17 +556,19 @@ def main(argv: list[str] | None = None) -> int:
         mutants = [m for m in mutants if Path(m.file).name in args.file]
     if args.sample > 1:
         mutants = mutants[args.sample - 1::args.sample]
-    if args.reverse:
-        mutants = mutants[::-1]
     if args.only:
-        name, line = args.only.split(":")
-        mutants = [m for m in mutants if m.file.endswith("/" + name) and m.line == int(line)]
+        lines = {(name, int(line)) for name, line in (x.split(":") for x in args.only)}
+        mutants = [m for m in mutants if (Path(m.file).name, m.line) in lines]
     earlier: list[Mutant] = []
+    prior = [row for path in args.prior for row in json.loads(path.read_text())]
     if args.survivors_of:
         key = lambda m: (m.file, m.index, m.kind, m.before, m.after, m.line)  # noqa: E731
         decided: dict[tuple, Mutant] = {}
         for path in args.survivors_of:
             for row in json.loads(path.read_text()):
+                if row["status"] not in ("killed", "survived"):
+                    continue      # a stopped run's mutant still waiting for its second pass
+                prior.append(row)
                 m = Mutant(**row)
                 if key(m) not in decided or m.status == "survived":
                     decided[key(m)] = m     # decided twice: the survivor is run again
@@ -564,6 +582,18 @@ def main(argv: list[str] | None = None) -> int:
         mutants = [m for m in mutants if key(m) in again]
         print(f"{len(earlier)} killed in {' + '.join(map(str, args.survivors_of))}; "
               f"{len(mutants)} survivors run again", flush=True)
+    if args.resume:
+        key = lambda m: (m.file, m.index, m.kind, m.before, m.after, m.line)  # noqa: E731
+        kept: dict[tuple, Mutant] = {}
+        for path in args.resume:
+            for row in json.loads(path.read_text()):
+                if row["status"] in ("killed", "survived"):
+                    kept[key(Mutant(**row))] = Mutant(**row)
+        prior += [asdict(m) for m in kept.values()]
+        earlier += [kept[key(m)] for m in mutants if key(m) in kept]
+        mutants = [m for m in mutants if key(m) not in kept]
+        print(f"{len(earlier)} decided in {' + '.join(map(str, args.resume))}; "
+              f"{len(mutants)} to run", flush=True)
     if args.list:
         for m in mutants:
             print(f"{m.file}:{m.line} {m.kind} {m.before} → {m.after}")
@@ -571,13 +601,26 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     sys.path.insert(0, str(ROOT))
     os.chdir(ROOT)
-    # bytecode caches on: each child re-imports the modules that depend on core/scoring and the
-    # tests, and compiling them from source every time cost more than most tests (a mutant never
-    # leaves a .pyc behind: its module is compiled from memory by _MutantFinder)
+    # bytecode caches on: an import-time mutant's child re-imports the modules that depend on
+    # core/scoring and the tests (a mutant never leaves a .pyc behind: it is compiled from
+    # memory)
     sys.dont_write_bytecode = False
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     started = time.perf_counter()
     cpu_started = time.process_time()
+    done: list[Mutant] = []
+
+    def progress(m: Mutant) -> None:
+        done.append(m)
+        mark = "." if m.status == "killed" else "S"
+        how = f"{m.killer}" if m.status == "killed" else "all passed"
+        print(f"{mark} [{len(done)}/{len(mutants)}] {m.file}:{m.line} {m.kind} {m.before} → "
+              f"{m.after} ({m.how}; {m.ran} of {m.tests} tests, {m.seconds:.1f} s; {how})",
+              flush=True)
+        if args.json and len(done) % 5 == 0:
+            waiting = [x for x in runner.undecided if x.status == "undecided"]
+            args.json.write_text(json.dumps([asdict(x) for x in done + waiting], indent=1))
+
     with tempfile.TemporaryDirectory(prefix="pulse-mutate-") as tmp:
         tmp_path = Path(tmp)
         demo = args.demo_db
@@ -585,41 +628,46 @@ def main(argv: list[str] | None = None) -> int:
             demo = tmp_path / "demo.db"
             build_demo(demo)
         os.environ.update(PULSE_TEST_DEMO_DB=str(demo), QT_QPA_PLATFORM="offscreen")
-        # the unmutated tests must pass (or every mutant would look killed); traced, they give
-        # each test's lines
-        ok, coverage = baseline(TESTS, tmp_path / "coverage.json")
-        print(f"unmutated tests: {'pass' if ok else 'FAIL'} ({len(coverage)} tests, "
-              f"{sum(c['seconds'] for c in coverage.values()):.0f} s traced); "
-              f"{len(mutants)} mutants, {args.workers} worker(s)", flush=True)
-        if not ok or not coverage:
+        warm()
+        runner = Runner(mutants, args.workers, tmp_path, prior, progress,
+                        args.first_pass_seconds, args.max_examples)
+        runner.tests = tuple(args.tests or TESTS)
+        if args.skip_tests_of:
+            if not args.survivors_of:
+                parser.error("--skip-tests-of needs --survivors-of")
+            runner.skip = set(json.loads(args.skip_tests_of.read_text())["tests"])
+        import pytest
+
+        pytest.main(["-q", "-s", "-p", "no:cacheprovider", "--rootdir", str(ROOT), *runner.tests],
+                     plugins=[runner])
+        if not runner.baseline_ok:
             return 1
-        done = []
-
-        def progress(m: Mutant) -> None:
-            done.append(m)
-            mark = "." if m.status == "killed" else "S"
-            print(f"{mark} [{len(done)}/{len(mutants)}] {m.file}:{m.line} {m.kind} {m.before} → "
-                  f"{m.after} ({m.tests} tests, {m.seconds:.1f} s)", flush=True)
-            if args.json:
-                args.json.write_text(json.dumps([asdict(x) for x in done], indent=1))
-
-        run_all(mutants, coverage, args.workers, progress)
-    mutants = earlier + mutants
-    if args.json and earlier:
+    mutants = earlier + done
+    if args.json:
         args.json.write_text(json.dumps([asdict(x) for x in mutants], indent=1))
-    killed = sum(m.status == "killed" for m in mutants)
-    print(f"\n{killed} of {len(mutants)} mutants killed ({killed / max(len(mutants), 1):.1%}); "
-          f"wall {time.perf_counter() - started:.0f} s, CPU of the parent "
-          f"{time.process_time() - cpu_started:.0f} s, CPU of the children "
-          f"{os.times().children_user + os.times().children_system:.0f} s")
-    by_file: dict[str, list[int]] = {}
+    killed = [m for m in mutants if m.status == "killed"]
+    timeouts = sum(m.killer == "timeout" for m in killed)
+    wall = time.perf_counter() - started
+    kids = os.times().children_user + os.times().children_system
+    print(f"\n{len(killed)} of {len(mutants)} mutants killed "
+          f"({len(killed) / max(len(mutants), 1):.1%}; {timeouts} of them by the time budget); "
+          f"wall {wall:.0f} s, CPU of the parent {time.process_time() - cpu_started:.0f} s, CPU "
+          f"of the children {kids:.0f} s")
+    fresh = [m for m in done if m.status == "killed" and m.killer not in ("timeout", "error")]
+    if fresh:
+        print(f"killed by the first test tried: {sum(m.ran == 1 for m in fresh)} of "
+              f"{len(fresh)}; mean seconds per mutant this run "
+              f"{sum(m.seconds for m in done) / max(len(done), 1):.1f}")
+    every = Counter(m.file for f in sorted((ROOT / TARGET).glob("*.py")) for m in mutants_of(f))
+    by_file: dict[str, list[int]] = {f: [0, 0] for f in every}
     for m in mutants:
-        k = by_file.setdefault(m.file, [0, 0])
-        k[0] += m.status == "killed"
-        k[1] += 1
-    print("\n| file | killed | mutants |\n|---|---|---|")
-    for f, (k, n) in by_file.items():
-        print(f"| {f} | {k} | {n} |")
+        by_file[m.file][0] += m.status == "killed"
+        by_file[m.file][1] += 1
+    print("\n| file | killed | decided | mutants |\n|---|---|---|---|")
+    for f, (k, n) in sorted(by_file.items()):
+        print(f"| {Path(f).name} | {k} | {n} | {every[f]} |")
+    k, n = sum(v[0] for v in by_file.values()), sum(v[1] for v in by_file.values())
+    print(f"| all | {k} | {n} | {sum(every.values())} |")
     survivors = [m for m in mutants if m.status == "survived"]
     if survivors:
         print("\nSurvivors:")

@@ -342,3 +342,16 @@ def test_recent_life_events_find_entities_added_since_the_last_query(memory: Mem
     lee = records.add_entity(memory.conn, actor="manual", name="Dr. Lee", kind=kind)
     records.add_entity(memory.conn, actor="manual", name="Mo", kind=kind)   # not a whole word
     assert scorer._recent_entities(state) == {mama, lee}
+
+
+def test_the_longest_date_phrase_wins() -> None:
+    """A caller's own phrases may extend another ("yesterday morning"): the longer one is read,
+    wherever it sorts."""
+    settings = dataclasses.replace(S, date_phrase_days={**S.date_phrase_days,
+                                                        "yesterday morning": 0.5,
+                                                        "a while": 20.0, "a while ago": 30.0})
+    state = parse_state(None)
+    assert gates.date_reference("what did I do yesterday morning", state, settings) == 0.5
+    assert gates.date_reference("what did I do yesterday", state, settings) == 1.0
+    assert gates.date_reference("the call a while ago", state, settings) == 30.0
+    assert gates.date_reference("for a while now", state, settings) == 20.0

@@ -19,13 +19,19 @@ _query_pool: QThreadPool | None = None
 _live: set[Any] = set()   # jobs and relays in flight (kept alive until they report)
 
 
+def one_thread_pool() -> QThreadPool:
+    """A pool of one thread that never expires (its thread's Memory stays open)."""
+    pool = QThreadPool()
+    pool.setMaxThreadCount(1)
+    pool.setExpiryTimeout(-1)
+    return pool
+
+
 def query_pool() -> QThreadPool:
     """One long-lived thread for read-only queries: its Memory and vector index stay warm."""
     global _query_pool
     if _query_pool is None:
-        _query_pool = QThreadPool()
-        _query_pool.setMaxThreadCount(1)
-        _query_pool.setExpiryTimeout(-1)
+        _query_pool = one_thread_pool()
     return _query_pool
 
 

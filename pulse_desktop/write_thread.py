@@ -19,7 +19,7 @@ from typing import Any
 from PySide6.QtCore import QThreadPool
 
 from pulse_desktop import workers
-from pulse_desktop.query_thread import run_job, thread_memory
+from pulse_desktop.query_thread import one_thread_pool, run_job, thread_memory
 
 _write_pool: QThreadPool | None = None
 
@@ -28,9 +28,7 @@ def write_pool() -> QThreadPool:
     """One thread: writes land in the order they were asked for."""
     global _write_pool
     if _write_pool is None:
-        _write_pool = QThreadPool()
-        _write_pool.setMaxThreadCount(1)
-        _write_pool.setExpiryTimeout(-1)
+        _write_pool = one_thread_pool()
     return _write_pool
 
 

@@ -100,3 +100,18 @@ def session(qtbot, db_path):
     session.open(db_path)
     yield session
     session.close()
+
+
+@pytest.fixture
+def demo_session(qtbot, demo_db, tmp_path):
+    """A MemorySession on a copy of the demo memory."""
+    import shutil
+
+    from pulse_desktop.session import MemorySession
+
+    path = tmp_path / "demo.db"
+    shutil.copy(demo_db, path)
+    session = MemorySession()
+    session.open(path)
+    yield session
+    session.close()

@@ -6,7 +6,6 @@ sentence and follows every question."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -28,15 +27,8 @@ STATE = {"mood_vector": {"shame": 0.8, "sadness": 0.55}, "stress_proxy": 0.7,
 
 
 @pytest.fixture
-def session(qtbot, demo_db, tmp_path):
-    from pulse_desktop.session import MemorySession
-
-    path = tmp_path / "demo.db"
-    shutil.copy(demo_db, path)
-    s = MemorySession()
-    s.open(path)
-    yield s
-    s.close()
+def session(demo_session):
+    return demo_session
 
 
 @pytest.fixture

@@ -7,9 +7,7 @@ the timings are in bench/desktop_responsiveness.py, not here."""
 
 from __future__ import annotations
 
-import shutil
 import time
-from pathlib import Path
 
 import pytest
 
@@ -17,33 +15,17 @@ pytest.importorskip("pytestqt")
 
 from conftest import NOW  # noqa: E402
 from PySide6.QtCore import QItemSelectionModel, Qt  # noqa: E402
-from PySide6.QtWidgets import QMessageBox  # noqa: E402
 
 from pulse_desktop.beliefs_model import COL_CLASS, COL_FLOOR, COL_PINNED, COL_TITLE  # noqa: E402
 
 
 @pytest.fixture
-def session(qtbot, demo_db: Path, tmp_path: Path):
-    from pulse_desktop.session import MemorySession
-
-    path = tmp_path / "demo.db"
-    shutil.copy(demo_db, path)
-    s = MemorySession()
-    s.open(path)
-    yield s
-    s.close()
+def session(demo_session):
+    return demo_session
 
 
 @pytest.fixture
-def warnings(monkeypatch) -> list[str]:
-    said: list[str] = []
-    monkeypatch.setattr(QMessageBox, "warning",
-                        lambda parent, title, text, *a, **k: said.append(text))
-    return said
-
-
-@pytest.fixture
-def beliefs(qtbot, session, warnings):
+def beliefs(qtbot, session):
     from pulse_desktop.beliefs_view import BeliefsView
 
     view = BeliefsView(session)
@@ -118,7 +100,7 @@ def test_pin_is_written_off_the_ui_thread_and_only_its_row_is_redrawn(qtbot, ses
 
 
 def test_refusal_on_the_writer_thread_is_said_and_the_row_stays(qtbot, session, beliefs,
-                                                                 warnings):
+                                                                 dialogs):
     """Two edits sent before the first lands: the second is checked against the row as the
     first leaves it (an axiom needs a floor of 0.5), refused there, and nothing of it is
     written; the first stays done and undoable."""
@@ -142,7 +124,8 @@ def test_refusal_on_the_writer_thread_is_said_and_the_row_stays(qtbot, session, 
 
     assert edited == [True, False]
     assert refused and "0.5" in refused[-1]
-    assert warnings and "0.5" in warnings[-1]              # said in a message box
+    said = [text for kind, _title, text in dialogs if kind == "warning"]
+    assert said and "0.5" in said[-1]                      # said in a message box
     row = session.memory.event(ev)
     assert (row["belief_class"], row["confidence_floor"]) == ("operational", pytest.approx(0.2))
     assert index(COL_CLASS).data() != "Core wound · axiom"

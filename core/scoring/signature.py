@@ -31,7 +31,8 @@ from core.store.sqlite import sqlite3
 FEATURES = ("stress_proxy", "sleep_quality", "hrv", "hr_elevated", "hrv_declining")
 
 
-def _value(data: dict[str, Any], name: str) -> float:
+def reading(data: dict[str, Any], name: str) -> float:
+    """A biometric reading as a float; NaN when absent, not a number, or too large for one."""
     value = data.get(name)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return np.nan
@@ -44,9 +45,9 @@ def _value(data: dict[str, Any], name: str) -> float:
 def features(data: dict[str, Any], settings: ScorerSettings) -> np.ndarray:
     """The body features of a biometrics dict or a state (NaN: not recorded)."""
     out = np.full(len(FEATURES), np.nan)
-    out[0] = _value(data, "stress_proxy")
-    out[1] = _value(data, "sleep_quality")
-    hrv = _value(data, "hrv")
+    out[0] = reading(data, "stress_proxy")
+    out[1] = reading(data, "sleep_quality")
+    hrv = reading(data, "hrv")
     span = settings.body_hrv_high - settings.body_hrv_low
     if not np.isnan(hrv) and span > 0:
         out[2] = min(1.0, max(0.0, (hrv - settings.body_hrv_low) / span))

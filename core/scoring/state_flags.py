@@ -18,28 +18,18 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from core.scoring.changelog import RELOAD_SHARE, changes_since, current_rev
 from core.scoring.settings import ScorerSettings
+from core.scoring.signature import reading
 from core.store.sqlite import sqlite3
 
 _NUMBERS = ("hrv", "sleep_quality", "stress_proxy")
 _FLAGS = ("hrv_declining", "hr_elevated", "workout", "label_depletion", "label_restoration")
 _SELECT = "SELECT id, biometrics, sentiment_label FROM events"
 _CHUNK = 500
-
-
-def _number(bio: dict[str, Any], name: str) -> float:
-    value = bio.get(name)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return np.nan
-    try:
-        return float(value)
-    except OverflowError:          # an integer too large for a float: no usable reading
-        return np.nan
 
 
 def _inputs(bio_text: str | None, label: str | None) -> tuple[float, ...] | None:
@@ -56,7 +46,7 @@ def _inputs(bio_text: str | None, label: str | None) -> tuple[float, ...] | None
              bio.get("workout") is True,
              "burden" in label or "wound" in label,
              any(word in label for word in ("ship", "milestone", "repair")))
-    numbers = tuple(_number(bio, name) for name in _NUMBERS)
+    numbers = tuple(reading(bio, name) for name in _NUMBERS)
     if not any(flags) and all(np.isnan(numbers)):
         return None
     return numbers + flags

@@ -171,27 +171,22 @@ def name_controls(root: QWidget) -> int:
     return named
 
 
-class QuietListView(QListView):
+class _MarksFocusing:
+    """Marks ``focusing`` while focus arrives: the current row it changes is not a choice."""
+
+    focusing = False
+
+    def focusInEvent(self, event) -> None:
+        self.focusing = True
+        try:
+            super().focusInEvent(event)
+        finally:
+            self.focusing = False
+
+
+class QuietListView(_MarksFocusing, QListView):
     """A list whose current row, changed as focus arrives, is marked ``focusing`` (not a choice)."""
 
-    focusing = False
 
-    def focusInEvent(self, event) -> None:
-        self.focusing = True
-        try:
-            super().focusInEvent(event)
-        finally:
-            self.focusing = False
-
-
-class QuietTableView(QTableView):
+class QuietTableView(_MarksFocusing, QTableView):
     """A table whose current row, changed as focus arrives, is marked ``focusing``."""
-
-    focusing = False
-
-    def focusInEvent(self, event) -> None:
-        self.focusing = True
-        try:
-            super().focusInEvent(event)
-        finally:
-            self.focusing = False

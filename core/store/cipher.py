@@ -105,13 +105,13 @@ def header(path: str | Path) -> bytes | None:
 def is_encrypted(path: str | Path) -> bool:
     """Whether an existing, non-empty memory file is encrypted (its header is not SQLite's)."""
     path = Path(path)
-    key = locks.file_key(path)
-    with _lock:
-        if key is not None and key in _salts:
-            return True
     first = header(path)
-    if first is None:    # held here and never keyed here: opened as a plain memory
-        return False
+    if first is None:    # held here: keyed when opened if it is encrypted, else plain
+        key = locks.file_key(path)
+        with _lock:
+            return key is not None and key in _salts
+    # readable, so not held here: its own header answers (a salt keyed by device and inode
+    # may belong to a deleted file whose inode this one reuses)
     return len(first) == SALT_BYTES and first != SQLITE_HEADER
 
 

@@ -65,14 +65,19 @@ from mutants import (
 TESTS = ("tests/test_scoring_chain.py", "tests/test_scoring_formula.py", "tests/test_scorer.py",
          "tests/test_scoring_state.py", "tests/test_scoring_edges.py",
          "tests/test_index_in_place.py", "tests/test_postings.py",
-         "tests/test_quantised_index.py", "tests/test_index_edges.py")
+         "tests/test_quantised_index.py", "tests/test_index_edges.py",
+         "tests/test_scoring_borrow_chain.py", "tests/test_state_flags.py",
+         "tests/test_index_snapshot.py")
 # the test files written for a file's code: until kills say otherwise, their tests count as
 # ten times likelier killers of its mutants than the others that execute the statement
 FOCUS = {"index": ("test_index_",), "changelog": ("test_index_",),
          "dense": ("test_quantised", "test_index_edges"),
          "quantised": ("test_quantised", "test_index_edges"),
          "postings": ("test_postings", "test_index_edges"), "chain": ("test_scoring_chain",),
-         "state": ("test_scoring_state",), "signature": ("test_scoring_state",)}
+         "state": ("test_scoring_state",),
+         "signature": ("test_scoring_state", "test_scoring_borrow_chain"),
+         "snapshot": ("test_index_snapshot",), "state_flags": ("test_state_flags",),
+         "breakdown": ("test_scorer",)}
 # a child gets this many times its tests' baseline seconds (traced, so already above an
 # untraced run's), plus the floor, before it is killed
 TIMEOUT_FACTOR = 3

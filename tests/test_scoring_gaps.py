@@ -1,0 +1,139 @@
+"""The scorer where bench/mutate.py found code no test checked (docs/scoring.md, "Mutation
+check"): why()'s domain walk and its text, events with a body but no index row, a body state no
+event matches, the state channel's candidates when fewer than state_candidates match, and the
+state gate of a single candidate. Fixed `now`, real SQLite, the real query embedding."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import numpy as np
+import pytest
+
+from core.memory import Memory
+from core.scoring.settings import DEFAULT_SETTINGS
+from core.store import records
+from tests.test_scoring_formula import COSINES_30, NOW, QUERY, by_id, designed, iso
+from tests.test_scoring_state import STATE, _event, _far_vector
+
+S = DEFAULT_SETTINGS
+BODY = {"stress_proxy": 0.8, "sleep_quality": 0.3, "hrv": 45, "hr_trend": "elevated_overnight"}
+
+
+def _bare(memory: Memory, title: str, days_ago: float, **fields) -> int:
+    """An event without a vector (not embedded yet): in the events table, not in the index."""
+    return records.add_event(memory.conn, actor="import", fields={
+        "title": title, "ts": iso(NOW - timedelta(days=days_ago)), **fields})
+
+
+# -- why(): the domains it walks through, and each cause's text ----------------------------------
+
+def test_why_walks_only_through_the_asked_domains(memory: Memory) -> None:
+    root = _bare(memory, "Moved to a new city", 300, description="We left everything behind")
+    middle = _bare(memory, "Lost touch with old friends", 200)
+    story = _bare(memory, "A novel about a lonely sailor", 150, domain="fiction_content")
+    lonely = _bare(memory, "Lonely on Sunday evenings", 10)
+    for parent, child in ((root, middle), (middle, lonely), (story, lonely)):
+        records.link_events(memory.conn, actor="manual", parent_id=parent, child_id=child)
+    every = memory.why(lonely)["causes"]
+    assert [c["id"] for c in every] == [root, story, middle]      # by depth, then time
+    real = memory.why(lonely, domains=["real"])["causes"]
+    assert [c["id"] for c in real] == [root, middle]
+    fiction = memory.why(lonely, domains=["fiction_content"])["causes"]
+    assert [c["id"] for c in fiction] == [story]
+    # a cause's text is its description, or its title when it has none
+    assert [c["text"] for c in real] == ["We left everything behind",
+                                         "Lost touch with old friends"]
+
+
+# -- a body without an index row ------------------------------------------------------------------
+
+def test_a_body_without_an_index_row_is_left_out_and_the_last_row_keeps_its_own(
+        memory: Memory) -> None:
+    """The body table holds every event with biometrics; one with no index row (here not
+    embedded, the newest id) must neither move another row's body nor fail the query."""
+    designed(memory, COSINES_30[:25], days_ago=400.0)
+    last = _event(memory, "a night on the ward", _far_vector(memory, 1), biometrics=BODY,
+                  emotions={"fear": 0.9})
+    _bare(memory, "written before it was embedded", 10, biometrics=BODY)
+    out = memory.explain(last, QUERY, scorer="pulse", now=NOW, state=STATE)
+    terms = out["result"]["terms"]
+    assert (terms["body_similarity"], terms["mood_similarity"]) == pytest.approx((1.0, 1.0))
+    assert terms["state_relevance"] == pytest.approx(1.0, abs=1e-12)
+
+
+def test_a_one_row_index_beside_a_body_without_a_row(memory: Memory) -> None:
+    only = _event(memory, "a night on the ward", _far_vector(memory, 1), biometrics=BODY,
+                  emotions={"fear": 0.9})
+    _bare(memory, "written before it was embedded", 10, biometrics=BODY)
+    terms = memory.explain(only, QUERY, scorer="pulse", now=NOW, state=STATE)["result"]["terms"]
+    assert terms["body_similarity"] == pytest.approx(1.0, abs=1e-12)
+
+
+def test_bodies_and_no_index_at_all(memory: Memory) -> None:
+    for i in range(2):
+        _bare(memory, f"night {i}", 10 + i, biometrics=BODY)
+    out = memory.retrieve(QUERY, scorer="pulse", now=NOW, state=STATE, abstain=False)
+    assert out["results"] == [] and out["evidence"]["state_match"] == 0.0
+    assert out["evidence"]["events"] == 0
+
+
+# -- a body state that nothing matches ------------------------------------------------------------
+
+def test_a_body_state_no_event_matches_has_no_state_match_and_abstains(memory: Memory) -> None:
+    designed(memory, COSINES_30[:25])                          # no biometrics anywhere
+    out = memory.retrieve("xqzv blorf quantum lasagna", scorer="pulse", now=NOW, state=STATE,
+                          settings={"abstain_cosine": 0.99})
+    assert out["evidence"]["state_match"] == 0.0
+    assert out["abstained"] is True and out["results"] == []
+    # the same query and state with an event lived in that body and mood answers
+    _event(memory, "a night on the ward", _far_vector(memory, 1), biometrics=BODY,
+           emotions={"fear": 0.9})
+    found = memory.retrieve("xqzv blorf quantum lasagna", scorer="pulse", now=NOW, state=STATE,
+                            settings={"abstain_cosine": 0.99})
+    assert found["evidence"]["state_match"] == pytest.approx(1.0, abs=1e-12)
+    assert found["abstained"] is False
+
+
+# -- the state channel's candidates ---------------------------------------------------------------
+
+def test_only_events_with_state_relevance_join_as_state_candidates(memory: Memory) -> None:
+    """One event matches the state (fewer than state_candidates = 5): the channel brings it
+    and nothing else. The first events written (the lowest ids, which win ties at 0) are
+    recent and fairly relevant, so one brought with a state relevance of 0 would rank first."""
+    assert S.state_candidates == 5
+    first = designed(memory, [0.86, 0.85, 0.84, 0.83], days_ago=1.0, seed=11)
+    ages = [3000.0 + 3 * i for i in range(21)]
+    rest = designed(memory, [0.05 + 0.04 * i for i in range(20)] + [0.92], days_ago=ages)
+    lived = _event(memory, "a night on the ward", _far_vector(memory, 1),
+                   biometrics={"stress_proxy": 0.8, "sleep_quality": 0.3, "hrv": 51},
+                   emotions={"fear": 0.3, "sadness": 0.7}, ts=iso(NOW - timedelta(days=900)))
+    narrow = {"candidates_min": 1, "candidates_per_k": 1, "context_weight": 0.0}
+    out = memory.retrieve(QUERY, scorer="pulse", now=NOW, top_k=1, state=STATE, abstain=False,
+                          settings=narrow)
+    # the candidates: the best cosine (old: recency factor alpha) and the lived event
+    assert [r["id"] for r in out["results"]] == [rest[-1]]
+    got = memory.explain(lived, QUERY, scorer="pulse", now=NOW, state=STATE, settings=narrow)
+    assert 0 < got["result"]["terms"]["state_relevance"] < 0.5
+    # were they candidates, the recent ones would outrank it
+    recent = memory.explain(first[0], QUERY, scorer="pulse", now=NOW, state=STATE,
+                            settings=narrow)
+    assert recent["result"]["score"] > out["results"][0]["score"]
+    assert recent["result"]["terms"]["state_relevance"] == 0.0
+
+
+# -- the state gate of a single candidate -------------------------------------------------------
+
+def test_the_state_gate_applies_to_a_single_candidate(memory: Memory) -> None:
+    stressed = _event(memory, "walking along the harbour at dawn, exhausted",
+                      np.asarray(memory.embedder().embed_passages([QUERY])[0], np.float64),
+                      biometrics={"stress_proxy": 0.9})
+    out = memory.retrieve(QUERY, scorer="dense", now=NOW, state={"stress_proxy": 0.9},
+                          abstain=False)
+    assert [r["id"] for r in out["results"]] == [stressed]
+    terms = out["results"][0]["terms"]
+    assert out["gates"]["state"] == "stressed"
+    assert terms["state"] == pytest.approx(1.0 + S.gamma_state, abs=1e-12)
+    assert out["results"][0]["score"] == pytest.approx(
+        terms["relevance"] * terms["recency_factor"] * terms["emotion"] * terms["state"]
+        * terms["anchor"] * terms["date"], rel=1e-12)

@@ -137,3 +137,24 @@ def test_the_state_gate_applies_to_a_single_candidate(memory: Memory) -> None:
     assert out["results"][0]["score"] == pytest.approx(
         terms["relevance"] * terms["recency_factor"] * terms["emotion"] * terms["state"]
         * terms["anchor"] * terms["date"], rel=1e-12)
+
+
+# -- postings read out of doc order -------------------------------------------------------------
+
+def test_postings_out_of_doc_order_are_counted_per_doc() -> None:
+    """fts5vocab lists a term's occurrences in doc order, so counts are run lengths; should it
+    ever not, each doc is still counted once with all its occurrences."""
+    import sqlite3
+
+    from core.scoring.postings import _read_postings
+
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TEMP TABLE pulse_fts_instance (term TEXT, doc INTEGER)")
+    conn.executemany("INSERT INTO pulse_fts_instance VALUES (?, ?)",
+                     [("tide", d) for d in (5, 3, 5, 1, 5)] + [("moon", d) for d in (2, 2, 7)])
+    docs, counts = _read_postings(conn, "tide")
+    assert docs.tolist() == [1, 3, 5] and counts.tolist() == [1.0, 1.0, 3.0]
+    docs, counts = _read_postings(conn, "moon")
+    assert docs.tolist() == [2, 7] and counts.tolist() == [2.0, 1.0]
+    docs, counts = _read_postings(conn, "absent")
+    assert docs.size == 0 and counts.size == 0

@@ -158,3 +158,15 @@ def test_postings_out_of_doc_order_are_counted_per_doc() -> None:
     assert docs.tolist() == [2, 7] and counts.tolist() == [2.0, 1.0]
     docs, counts = _read_postings(conn, "absent")
     assert docs.size == 0 and counts.size == 0
+
+
+def test_the_cached_median_sample_cannot_be_changed_by_a_caller() -> None:
+    """_sample_positions is cached (lru_cache): a caller writing into the array it got would
+    change every later median of a memory that size."""
+    from core.scoring.scorer import _sample_positions
+
+    positions = _sample_positions(5000, 100)
+    assert positions is _sample_positions(5000, 100)
+    assert sorted(set(positions.tolist())) == sorted(positions.tolist())    # no repeats
+    with pytest.raises(ValueError, match="read-only"):
+        positions[0] = 0

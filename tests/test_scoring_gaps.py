@@ -170,3 +170,21 @@ def test_the_cached_median_sample_cannot_be_changed_by_a_caller() -> None:
     assert sorted(set(positions.tolist())) == sorted(positions.tolist())    # no repeats
     with pytest.raises(ValueError, match="read-only"):
         positions[0] = 0
+
+
+# -- the index snapshot's early answers -----------------------------------------------------------
+
+def test_a_small_index_or_a_file_without_snapshots_is_never_stale(memory: Memory) -> None:
+    """is_stale asks for a snapshot only of an index of SNAPSHOT_ROWS rows or more, and only
+    where the file has the snapshot table; drop() of a file without it removes nothing."""
+    import sqlite3
+
+    from core.scoring import snapshot
+
+    model = memory.embedding_model
+    assert snapshot.head(memory.conn, model) is None
+    assert snapshot.is_stale(memory.conn, model, snapshot.SNAPSHOT_ROWS) is True   # none yet
+    assert snapshot.is_stale(memory.conn, model, snapshot.SNAPSHOT_ROWS - 1) is False
+    bare = sqlite3.connect(":memory:")
+    assert snapshot.is_stale(bare, model, 10 * snapshot.SNAPSHOT_ROWS) is False
+    assert snapshot.drop(bare) == 0

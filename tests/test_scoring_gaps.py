@@ -188,3 +188,87 @@ def test_a_small_index_or_a_file_without_snapshots_is_never_stale(memory: Memory
     bare = sqlite3.connect(":memory:")
     assert snapshot.is_stale(bare, model, 10 * snapshot.SNAPSHOT_ROWS) is False
     assert snapshot.drop(bare) == 0
+
+
+def test_a_snapshot_is_stale_past_a_share_of_the_rows(memory: Memory, monkeypatch) -> None:
+    """Rewritten once more than max(REWRITE_MIN, REWRITE_SHARE × rows) events changed."""
+    from core.scoring import snapshot
+
+    monkeypatch.setattr(snapshot, "SNAPSHOT_ROWS", 1)
+    monkeypatch.setattr(snapshot, "REWRITE_MIN", 0)
+    designed(memory, COSINES_30[:3])
+    assert memory.save_index_snapshot() is not None
+    model = memory.embedding_model
+    assert snapshot.is_stale(memory.conn, model, 100) is False          # nothing changed
+    designed(memory, COSINES_30[3:5])                                      # 2 events changed
+    assert snapshot.is_stale(memory.conn, model, 50) is True             # 2 > 0.02 × 50
+    assert snapshot.is_stale(memory.conn, model, 100) is False           # 2 ≤ 0.02 × 100
+    assert snapshot.is_stale(memory.conn, model, 10_000) is False        # 2 ≤ 0.02 × 10,000
+
+
+def test_the_change_count_since_a_revision_the_log_still_holds(memory: Memory) -> None:
+    from core.scoring import snapshot
+    from core.scoring.changelog import current_rev
+
+    floor = int(memory.conn.execute(
+        "SELECT value FROM pulse_meta WHERE key = 'index_log_floor'").fetchone()[0])
+    start = current_rev(memory.conn)
+    designed(memory, COSINES_30[:3])
+    now_rev = current_rev(memory.conn)
+    assert snapshot.changed_since(memory.conn, str(floor)) == 3          # the floor itself
+    assert snapshot.changed_since(memory.conn, start) == 3
+    assert snapshot.changed_since(memory.conn, now_rev) == 0            # nothing since
+    assert snapshot.changed_since(memory.conn, str(int(now_rev) + 1)) is None   # the future
+    # a revision the pruned log no longer reaches
+    memory.conn.execute("UPDATE pulse_meta SET value = ? WHERE key = 'index_log_floor'",
+                        (str(int(now_rev) - 1),))
+    assert snapshot.changed_since(memory.conn, str(int(now_rev) - 2)) is None
+    assert snapshot.changed_since(memory.conn, str(int(now_rev) - 1)) == 1
+
+
+# -- borrowed bodies and body similarity at their edges ------------------------------------------
+
+def test_each_bare_day_borrows_from_its_nearest_lender_on_either_side() -> None:
+    from core.scoring.signature import borrowed_bodies
+
+    days = np.array([10.0, 0.0, 20.0])            # not in time order: rows 1, 0, 2
+    bare = np.array([1.0, 11.0, 5.0, -3.0, 24.0, 40.0, 19.0])
+    assert borrowed_bodies(days, bare, S).tolist() == [1, 0, 1, 1, 2, -1, 2]
+    # a single lender, a single bare day, a limit under one day
+    assert borrowed_bodies(np.array([100.0]), np.array([102.0]), S).tolist() == [0]
+    assert borrowed_bodies(np.array([100.0, 90.0]), np.array([91.0]), S).tolist() == [1]
+    half = S.with_overrides({"body_borrow_days": 0.5})
+    assert borrowed_bodies(np.array([100.0]), np.array([100.25, 100.75]), half).tolist() == \
+        [0, -1]
+    none = S.with_overrides({"body_borrow_days": 0.0})
+    assert borrowed_bodies(np.array([100.0]), np.array([100.0]), none).tolist() == [-1]
+
+
+def test_with_no_minimum_a_row_sharing_nothing_is_not_similar() -> None:
+    from core.scoring.signature import body_similarity
+
+    nan = float("nan")
+    query = np.array([0.8, 0.3, nan, nan, nan])
+    table = np.array([[nan, nan, 0.5, 1.0, 0.0], [0.8, 0.3, nan, nan, nan]])
+    anything = S.with_overrides({"body_min_features": 0})
+    assert body_similarity(query, table, anything).tolist() == [0.0, 1.0]
+
+
+# -- the state gate's flags at their thresholds --------------------------------------------------
+
+def test_state_flags_open_exactly_at_the_thresholds(memory: Memory) -> None:
+    from core.scoring import gates
+    from core.scoring.state_flags import StateFlags
+
+    assert (S.restoration_hrv_min, S.restoration_sleep_min, S.restoration_stress_max) == \
+        (70.0, 0.7, 0.3)
+    cases = [({"hrv": 70}, 1.0), ({"hrv": 69.9}, 0.0),
+             ({"sleep_quality": 0.7, "stress_proxy": 0.3}, 1.0),
+             ({"sleep_quality": 0.69, "stress_proxy": 0.3}, 0.0),
+             ({"sleep_quality": 0.7, "stress_proxy": 0.31}, 0.0)]
+    ids = np.array([records.add_event(memory.conn, actor="import", fields={
+        "title": f"day {i}", "ts": iso(NOW), "biometrics": bio})
+        for i, (bio, _) in enumerate(cases)], dtype=np.int64)
+    got = StateFlags(memory.conn).fits(ids, "restored", np.zeros(len(ids), dtype=bool), S)
+    assert got.tolist() == [fit for _, fit in cases]
+    assert got.tolist() == [gates.state_fit("restored", bio, "", False, S) for bio, _ in cases]

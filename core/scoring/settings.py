@@ -62,13 +62,6 @@ class ScorerSettings:
     # body_borrow_days; its body similarity counts × body_borrow_weight
     body_borrow_days: float = 7.0
     body_borrow_weight: float = 0.75
-    # … fading with the gap (× 1 − body_borrow_fade · gap / body_borrow_days), and, when
-    # body_borrow_between, interpolated in time between the measured days before and after
-    body_borrow_fade: float = 0.0
-    body_borrow_between: bool = False
-    # a steady trend ("normal" heart rate, "stable" HRV) between a rising-stress trend (1:
-    # elevated, declining) and a recovering one (0: lowered, rising)
-    body_trend_steady: float = 0.0
     chain_depth: int = 4
     chain_widen_min: int = 9
     chain_anchor_top: int = 3          # the story is anchored at one of the first 3 ranked

@@ -52,11 +52,10 @@ def features(data: dict[str, Any], settings: ScorerSettings) -> np.ndarray:
     if not np.isnan(hrv) and span > 0:
         out[2] = min(1.0, max(0.0, (hrv - settings.body_hrv_low) / span))
     hr_trend, hrv_trend = data.get("hr_trend"), data.get("hrv_trend")
-    steady = settings.body_trend_steady
     if isinstance(hr_trend, str):
-        out[3] = 1.0 if hr_trend.startswith("elevated") else steady if hr_trend == "normal" else 0.0
+        out[3] = 1.0 if hr_trend.startswith("elevated") else 0.0
     if isinstance(hrv_trend, str):
-        out[4] = 1.0 if hrv_trend == "declining_3d" else steady if hrv_trend == "stable" else 0.0
+        out[4] = 1.0 if hrv_trend == "declining_3d" else 0.0
     return out
 
 
@@ -133,67 +132,6 @@ def borrowed_bodies(days: np.ndarray, bare_days: np.ndarray, settings: ScorerSet
     return np.where(gap <= settings.body_borrow_days, order[pick], -1)
 
 
-def lenders_around(days: np.ndarray, bare_days: np.ndarray, settings: ScorerSettings
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """For each event without biometrics: the row of days measured last before it (or at its
-    time) and first after it, each within body_borrow_days (-1: none), and their gaps in days
-    (inf where none)."""
-    n = bare_days.shape[0]
-    before, after = np.full(n, -1, dtype=np.int64), np.full(n, -1, dtype=np.int64)
-    gap_before, gap_after = np.full(n, np.inf), np.full(n, np.inf)
-    if days.size == 0 or n == 0 or settings.body_borrow_days <= 0:
-        return before, after, gap_before, gap_after
-    order = np.argsort(days, kind="stable")
-    sorted_days = days[order]
-    first_after = np.searchsorted(sorted_days, bare_days, side="right")
-    with np.errstate(invalid="ignore"):
-        at = np.clip(first_after - 1, 0, sorted_days.size - 1)
-        gap = bare_days - sorted_days[at]
-        ok = (first_after > 0) & (gap <= settings.body_borrow_days)
-        before[ok], gap_before[ok] = order[at[ok]], gap[ok]
-        at = np.clip(first_after, 0, sorted_days.size - 1)
-        gap = sorted_days[at] - bare_days
-        ok = (first_after < sorted_days.size) & (gap <= settings.body_borrow_days)
-        after[ok], gap_after[ok] = order[at[ok]], gap[ok]
-    return before, after, gap_before, gap_after
-
-
-def lent_bodies(matrix: np.ndarray, days: np.ndarray, bare_days: np.ndarray,
-                settings: ScorerSettings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(which bare events borrow, their body features, the weight of each borrowed body).
-
-    Nearest (the default): the body of the nearest measured day. body_borrow_between: the body
-    interpolated in time between the measured days before and after (each feature from the
-    side that has it when only one does; the nearer side counts more: a body changes over
-    days). The weight is body_borrow_weight × (1 − body_borrow_fade · gap / body_borrow_days),
-    gap = the days to the nearest lender."""
-    s = settings
-    if s.body_borrow_between:
-        before, after, gap_before, gap_after = lenders_around(days, bare_days, s)
-        took = (before >= 0) | (after >= 0)
-        before, after = before[took], after[took]
-        gap_before, gap_after = gap_before[took], gap_after[took]
-        left = np.where((before >= 0)[:, None], matrix[np.maximum(before, 0)], np.nan)
-        right = np.where((after >= 0)[:, None], matrix[np.maximum(after, 0)], np.nan)
-        both = np.isfinite(gap_before) & np.isfinite(gap_after)
-        span = np.where(both, gap_before + gap_after, 1.0)
-        # the share of the day before: gap_after / span (1 when only it lends; ½ when both
-        # lenders are at the moment's own time)
-        share = np.where(both, np.divide(gap_after, span, out=np.full(span.shape, 0.5),
-                                         where=span > 0), 1.0)[:, None]
-        mixed = share * left + (1.0 - share) * right
-        lent = np.where(np.isnan(left), right, np.where(np.isnan(right), left, mixed))
-        gap = np.minimum(gap_before, gap_after)
-    else:
-        lender = borrowed_bodies(days, bare_days, s)
-        took = lender >= 0
-        lent = matrix[lender[took]]
-        gap = np.abs(bare_days[took] - days[lender[took]])
-    fade = 1.0 - s.body_borrow_fade * gap / s.body_borrow_days if s.body_borrow_days > 0 \
-        else np.ones(gap.shape)
-    return took, lent, s.body_borrow_weight * np.clip(fade, 0.0, 1.0)
-
-
 class BodyCache:
     """Keeps the events' body features until the memory changes (its index revision)."""
 
@@ -203,19 +141,18 @@ class BodyCache:
 
     def get(self, conn: sqlite3.Connection, rev: str, settings: ScorerSettings) -> BodyTable:
         key = (settings.body_hrv_low, settings.body_hrv_high, settings.body_borrow_days,
-               settings.body_borrow_weight, settings.body_borrow_fade,
-               settings.body_borrow_between, settings.body_trend_steady)
+               settings.body_borrow_weight)
         if self._table is not None and self._table.rev == rev and self._settings_key == key:
             return self._table
         ids, when, rows, bare = _own_bodies(conn, settings)
         matrix = np.array(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
         weight = np.ones(len(ids))
         if bare:
-            took, lent, lent_weight = lent_bodies(matrix, np.array(when, dtype=np.float64),
-                                                  np.array([d for _, d in bare]), settings)
+            lender = borrowed_bodies(np.array(when), np.array([d for _, d in bare]), settings)
+            took = lender >= 0
             ids = ids + [bare[i][0] for i in np.flatnonzero(took)]
-            matrix = np.vstack([matrix, lent])
-            weight = np.concatenate([weight, lent_weight])
+            matrix = np.vstack([matrix, matrix[lender[took]]])
+            weight = np.concatenate([weight, np.full(int(took.sum()), settings.body_borrow_weight)])
         order = np.argsort(np.array(ids, dtype=np.int64), kind="stable")
         self._table = BodyTable(rev, np.array(ids, dtype=np.int64)[order], matrix[order],
                                 weight[order])

@@ -233,6 +233,8 @@ def test_bulk_actions_on_a_navigator_selection(qtbot, window):
     assert dialog.spin.value() == pytest.approx(current)      # starts at the current value
     dialog.spin.setValue(0.4)
     ok(qtbot, dialog)
+    # the menus and the Floor… dialog write on the writer thread, in order
+    qtbot.waitUntil(lambda: window.session.writes_in_flight == 0, timeout=20_000)
     rows = [tuple(one(window, "SELECT belief_class, domain, archivable, confidence_floor FROM"
                               " events WHERE id = ?", i)) for i in ids]
     assert rows == [("user_model", "meta_authorial", 0, 0.4)] * 3
@@ -261,6 +263,7 @@ def test_floor_dialog_shows_the_axiom_invariant(qtbot, window):
     assert not dialog.ok.isEnabled() and "can't go below" in dialog.warning.text()
     dialog.spin.setValue(0.9)
     QTest.keyClick(dialog.spin, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.session.writes_in_flight == 0, timeout=20_000)
     assert window.session.memory.event(axiom)["confidence_floor"] == pytest.approx(0.9)
 
 

@@ -239,7 +239,9 @@ def test_a_rerun_shows_the_chosen_list_first_then_the_compared_one(qtbot, sessio
     with qtbot.waitSignal(playground.resultsReady, timeout=60_000):
         assert beliefs.pin_selected()
     assert playground.output["scorer"] == "pulse"
-    qtbot.waitUntil(lambda: not playground._in_flight, timeout=60_000)
+    assert playground.compare_output is old_compare and playground.compare_pending
+    assert not playground._in_flight       # a next change would be ranked at once
+    qtbot.waitUntil(lambda: not playground.compare_pending, timeout=60_000)
     new_compare = playground.compare_output
     assert new_compare is not old_compare and new_compare["scorer"] == "dense"
     score = {int(r["id"]): r["score"] for r in new_compare["results"]}

@@ -99,15 +99,9 @@ class ItemList(QStringListModel):
         return self._icons[mark]
 
     def set_items(self, items: list[tuple[int, str, str, str]]) -> None:
-        self.beginResetModel()
         self.items = items
         self._rows = None
-        self.blockSignals(True)           # (one reset, said below)
-        try:
-            self.setStringList([item[1] for item in items])
-        finally:
-            self.blockSignals(False)
-        self.endResetModel()
+        self.setStringList([item[1] for item in items])     # (one model reset)
 
     def set_item(self, row: int, item: tuple[int, str, str, str]) -> None:
         """Replace one row in place (no reset: the selection and scroll stay)."""

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -180,10 +181,20 @@ class ExplainPanel(QWidget):
         self.terms.setAccessibleName("Terms of the explained event")
         self.terms.horizontalHeader().setStretchLastSection(True)
         self.terms.setColumnWidth(0, 150)
+        # The formula and the parts under the bar say the numbers that make the score; the
+        # table of every term is one click away (at 1280×800 it left the list 8 rows and
+        # itself 3).
+        self.terms_button = QToolButton(text="Every term")
+        self.terms_button.setCheckable(True)
+        self.terms_button.setToolTip("Show every term of this event's breakdown with its value "
+                                     "(hover a term for what it means)")
+        self.terms_button.toggled.connect(self.terms.setVisible)
+        self.terms.setVisible(False)
         row = QHBoxLayout()
         row.addWidget(QLabel("Explain"))
         row.addWidget(self.edit, 1)
         row.addWidget(self.button)
+        row.addWidget(self.terms_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 0)
         layout.addLayout(row)
@@ -192,6 +203,12 @@ class ExplainPanel(QWidget):
         layout.addWidget(self.formula)
         layout.addWidget(self.parts)
         layout.addWidget(self.terms, 1)
+        layout.addStretch(0)
+        # room for the row, two lines of the sentence, the bar, and two of the product and of
+        # the parts each (wrapped labels do not ask a splitter for their height)
+        lines = self.fontMetrics().lineSpacing()
+        self.setMinimumHeight(6 * lines + self.bar.minimumHeight()
+                              + self.button.sizeHint().height() + 6 * layout.spacing() + 8)
 
     def text(self) -> str:
         lines = [self.sentence.text()]

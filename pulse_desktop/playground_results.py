@@ -60,7 +60,7 @@ PIECES = {  # name → (colour, label, letter)
     "relevance": ("#3f6fb5", "relevance", "R"),
     "time": ("#d7dbe3", "time", "T"),
     "emotion": ("#d0603c", "emotion", "E"),
-    "state": ("#3e9a6a", "state", "S"),
+    "state": ("#3e9a6a", "body day", "BD"),
     "anchor": ("#8a5cc0", "anchor", "A"),
     "date": ("#c9951a", "date", "D"),
     "score": ("#3f6fb5", "score", ""),

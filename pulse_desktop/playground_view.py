@@ -245,8 +245,10 @@ class PlaygroundView(QWidget):
         vsplit.addWidget(results)
         vsplit.addWidget(self.explain)
         vsplit.setChildrenCollapsible(False)
-        vsplit.setStretchFactor(0, 3)
-        vsplit.setStretchFactor(1, 2)
+        vsplit.setStretchFactor(0, 1)        # the list takes the room; Explain what it needs
+        vsplit.setStretchFactor(1, 0)
+        self.vsplit = vsplit
+        self.explain.terms_button.toggled.connect(self._explain_room)
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
@@ -282,6 +284,15 @@ class PlaygroundView(QWidget):
 
     def focus_target(self):
         return self.query_edit
+
+    def _explain_room(self, every_term: bool) -> None:
+        """Explain with every term takes two fifths of the height; without, what it needs."""
+        total = sum(self.vsplit.sizes())
+        if total <= 0:
+            return
+        want = total * 2 // 5 if every_term else self.explain.sizeHint().height()
+        want = max(want, self.explain.minimumSizeHint().height())
+        self.vsplit.setSizes([max(1, total - want), want])
 
     # -- inputs ------------------------------------------------------------------------
     def scorer(self) -> str:

@@ -1,7 +1,8 @@
 """Plain-language explanations of every term in a retrieval breakdown (ENGINE §3), used as
 tooltips by the playground, the detail panel and anywhere a score is shown.
 
-score = relevance × recency_factor × emotion × state × anchor × date
+score = relevance × recency_factor × emotion × state × anchor × date (state is shown as
+"Body day": ENGINE's state factor)
 """
 
 from __future__ import annotations
@@ -28,8 +29,11 @@ TERM_HELP: dict[str, str] = {
     "recency_factor": "α + (1 − α) × recency_eff: the time multiplier, between α and 1.",
     "emotion": "Emotion boost (pulse, dense): 1 + β × emotional similarity between the query's or the "
                "mood's emotions and the event's, when the emotion gate is open; else 1.",
-    "state": "State boost (pulse, dense): 1 + γ × how well the event fits the user's current state "
-             "(stress, sleep, HRV, recent life events); 1 when no state is given.",
+    "state": "Body-day boost (pulse, dense; ENGINE's state factor): 1 + γ × fit — above 1 "
+             "when the event happened on a day like the person's today: a draining day for a "
+             "stressed, short-slept body, a restoring one for a rested body (stress, sleep, "
+             "HRV, recent life events); 1 when no body state is given. Not the mood + body "
+             "part of relevance, which is how closely the event's own feelings and body match.",
     "anchor": "Anchor boost (pulse, dense): a small lift for user-flagged anchor events that are among "
               "the top candidates; else 1.",
     "date": "Date boost (pulse, dense): when the query names a time (“last month”), events "
@@ -77,7 +81,7 @@ TERM_NAMES: dict[str, tuple[str, str]] = {
     "relevance": ("Relevance", "relevance"),
     "recency_factor": ("Recency", "recency_factor = α + (1 − α)·recency_eff"),
     "emotion": ("Emotion", "1 + β·similarity"),
-    "state": ("State", "1 + γ·fit"),
+    "state": ("Body day", "state = 1 + γ·fit"),
     "anchor": ("Anchor", "1 + δ_anchor"),
     "date": ("Date", "1 + δ_date·nearness"),
     "cosine": ("Closeness", "cosine"),

@@ -238,7 +238,7 @@ def test_plain_names_and_short_numbers(qtbot, view):
     model = view.model
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
     assert not any("_" in h for h in headers), headers
-    assert {"Relevance", "Recency", "Emotion", "State", "Anchor", "Date"} <= set(headers)
+    assert {"Relevance", "Recency", "Emotion", "Body day", "Anchor", "Date"} <= set(headers)
     tips = {h: model.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
             for c, h in enumerate(headers)}
     assert "α" in tips["Recency"] and "λ" in tips["Fades per day"]

@@ -24,8 +24,11 @@ Measured, each over the whole series:
               threads). Target: ≤ 300 ms.
 
     PULSE_BENCH_CACHE=var/bench-cache nice -n 15 .venv/bin/python \\
-        bench/desktop_responsiveness.py [--events 100000] [--targets 8] [--json]
+        bench/desktop_responsiveness.py [--events 100000] [--targets 8] [--json] [--tree DIR]
 
+`--tree DIR` runs another checkout's app code, pulse_desktop (say `git worktree add
+/tmp/main-tree main`; core stays this tree's) under this same bench: run it and this tree one
+after the other for a before/after.
 `--idle SECONDS` first runs the heartbeat with nothing happening (what the shared machine alone
 does to it); PULSE_BENCH_PROFILE=1 prints where the UI thread's time went (cProfile over the
 series); PULSE_BENCH_SAMPLE=1 prints the UI thread's stacks while a beat was late (a sampling
@@ -387,7 +390,14 @@ def main() -> int:
     ap.add_argument("--idle", type=float, default=0, metavar="SECONDS",
                     help="first run the heartbeat idle for this long (machine noise)")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--tree", type=Path, metavar="DIR",
+                    help="run the app code (pulse_desktop; core stays this tree's) of another "
+                         "checkout, e.g. a worktree of main, for a before/after with this bench")
     args = ap.parse_args()
+    if args.tree is not None:
+        if not (args.tree / "pulse_desktop").is_dir():
+            raise SystemExit(f"--tree {args.tree}: no pulse_desktop there")
+        sys.path.insert(0, str(args.tree.resolve()))
 
     def log(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
@@ -401,6 +411,7 @@ def main() -> int:
         shutil.copy(cached, db)
         out.update(run(db, args.targets, log))
     out["load_average"] = round(os.getloadavg()[0], 1)
+    out["tree"] = str(args.tree or ROOT)
     if args.json:
         print(json.dumps(out, indent=2))
     else:

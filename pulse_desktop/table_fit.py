@@ -111,13 +111,13 @@ class FitOnResize(QObject):
     def fit(self, *_args) -> None:
         if self.paused:
             return
-        if not self.table.isVisible() and self.table.window().isVisible():
-            # in a tab not shown: measuring its cells now is UI-thread time nobody sees (the
-            # Playground re-ranks after every pin); it fits when its tab is shown
-            self._stale = True
-            return
-        self._stale = False
         try:
+            if not self.table.isVisible() and self.table.window().isVisible():
+                # in a tab not shown: measuring its cells now is UI-thread time nobody sees
+                # (the Playground re-ranks after every pin); it fits when its tab is shown
+                self._stale = True
+                return
+            self._stale = False
             options = {k: (v() if callable(v) else v) for k, v in self.options.items()}
             fit_columns(self.table, self.stretch, **options)
         except RuntimeError:      # the table is being torn down (its model resets last)

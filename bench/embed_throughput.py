@@ -1,13 +1,14 @@
-"""The import's embedding, side by side in one run: today's way (float graph, one batch at a time
-with its operators split across the cores), float with one batch per core, and the shipped way
-(int8 passage graph, one batch per core). CPU and wall seconds, and what the vectors lose.
+"""The import's embedding, side by side in one run: the way before 2026-12-01 (float graph, one
+batch at a time with its operators split across the cores), float with one batch per core, and
+the shipped way (int8 passage graph, one batch per core). CPU and wall seconds, and what the
+vectors lose.
 
     PULSE_BENCH_CACHE=var/bench-cache nice .venv/bin/python bench/embed_throughput.py [--texts N]
 
 Texts: every LoCoMo turn as the offline import embeds it (records.embedding_text of the turn's
 title and description, 5,882 texts), in calls of 145 texts (what the pipeline's batches of 128
 messages hand over). Per configuration: CPU and wall seconds, texts/s, the largest absolute
-difference and the smallest / mean cosine to today's vectors, whether 60 texts embedded one by
+difference and the smallest / mean cosine to the first configuration's vectors, whether 60 texts embedded one by
 one equal their vectors from the batched calls (batch-mates must not matter), and pure-cosine
 recall@5 over LoCoMo's 1,536 questions of categories 1-4 (each question against its own
 conversation's turns; query vectors are the float graph's, cached as bench/locomo_quality.py
@@ -47,13 +48,14 @@ def import_texts(conversations: list[dict]) -> tuple[list[str], list[tuple[str, 
 def configurations(threads: int) -> dict:
     from core.embedding.e5_onnx_embedder import E5OnnxEmbedder
 
-    today = E5OnnxEmbedder(threads=threads, int8_passages=False)   # passages on the query
-    streams = E5OnnxEmbedder(threads=threads, int8_passages=False)  # session: today's way
-    streams._passages = streams._new_session(False, 1)
+    before = E5OnnxEmbedder(threads=threads, int8_passages=False)
+    before._passages = before._new_session(False, threads)   # the way before 2026-12-01:
+    before._workers = 1                                     # operators split, one batch at once
+    per_core = E5OnnxEmbedder(threads=threads, int8_passages=False)
     shipped = E5OnnxEmbedder(threads=threads)
-    shipped.embed_passages(["warm"])                                 # builds its int8 session
-    return {"today: float, operators split across cores": today,
-            "float, one batch per core": streams,
+    shipped.embed_passages(["warm"])                        # builds its int8 session
+    return {"before: float, operators split across cores": before,
+            "float, one batch per core": per_core,
             "shipped: int8, one batch per core": shipped}
 
 
@@ -109,9 +111,9 @@ def main() -> None:
         row = {"cpu_s": round(cpu, 1), "wall_s": round(wall, 1),
                "texts_per_cpu_s": round(len(texts) / cpu, 1),
                "texts_per_s": round(len(texts) / wall, 1),
-               "max_abs_diff_to_today": float(np.abs(vectors - base).max()),
-               "cos_to_today_min": round(float(cos.min()), 5),
-               "cos_to_today_mean": round(float(cos.mean()), 5),
+               "max_abs_diff_to_before": float(np.abs(vectors - base).max()),
+               "cos_to_before_min": round(float(cos.min()), 5),
+               "cos_to_before_mean": round(float(cos.mean()), 5),
                "alone_equals_batched": bool(np.array_equal(
                    alone, vectors[[index[t] for t in sample]]))}
         if queries:
@@ -121,8 +123,8 @@ def main() -> None:
         print(f"{name}: {json.dumps(row)}", file=sys.stderr, flush=True)
     first = next(iter(result["configurations"].values()))
     for row in result["configurations"].values():
-        row["cpu_ratio_to_today"] = round(first["cpu_s"] / row["cpu_s"], 2)
-        row["wall_ratio_to_today"] = round(first["wall_s"] / row["wall_s"], 2)
+        row["cpu_ratio_to_before"] = round(first["cpu_s"] / row["cpu_s"], 2)
+        row["wall_ratio_to_before"] = round(first["wall_s"] / row["wall_s"], 2)
     result["load_avg_after"] = os.getloadavg()[0]
     print(json.dumps(result, indent=1))
 

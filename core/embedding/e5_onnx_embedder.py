@@ -26,6 +26,7 @@ scores. Figures: bench/embed_throughput.py and docs/benchmarks.md ("Throughput")
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Sequence
@@ -35,6 +36,8 @@ import numpy as np
 
 from core.embedding.batching import ProgressFn, embed_in_batches, l2_normalise
 from core.embedding.e5_weights import E5Weights
+
+log = logging.getLogger(__name__)
 
 NAME = "onnx/multilingual-e5-small-q4"
 DIM = 384
@@ -91,13 +94,23 @@ class E5OnnxEmbedder:
         options.add_external_initializers(list(external), initializers)
         return ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
 
+    def _int8_or_float_session(self):
+        """The int8 passage graph; the float graph where this onnxruntime build cannot run it
+        (its integer kernels are CPU-specific): passages then cost more, and their vectors are
+        the queries' own, which the int8 ones are within cos 0.998 of."""
+        try:
+            return self._new_session(int8=True)
+        except Exception as exc:  # onnxruntime raises its own classes, not a shared base
+            log.warning("int8 passage graph unavailable (%s); passages use the float graph", exc)
+            return self._session
+
     # -- public ------------------------------------------------------------------------------
 
     def embed_passages(self, texts: Sequence[str], progress: ProgressFn | None = None
                        ) -> np.ndarray:
         with self._passage_lock:
             if self._passages is None:   # built at the first passage: a query-only process
-                self._passages = self._new_session(int8=True)     # never pays for it
+                self._passages = self._int8_or_float_session()    # never pays for it
         session = self._passages
         return embed_in_batches(lambda chunk: self._embed(chunk, "passage: ", session), texts,
                                 DIM, _CHUNK, progress)

@@ -24,11 +24,15 @@ Measured, each over the whole series:
               threads). Target: ≤ 300 ms.
 
     PULSE_BENCH_CACHE=var/bench-cache nice -n 15 .venv/bin/python \\
-        bench/desktop_responsiveness.py [--events 100000] [--targets 8] [--json]
+        bench/desktop_responsiveness.py [--events 100000] [--targets 8] [--json] [--tree DIR]
 
+`--tree DIR` runs another checkout's app code, pulse_desktop (say `git worktree add
+/tmp/main-tree main`; core stays this tree's) under this same bench: run it and this tree one
+after the other for a before/after.
 `--idle SECONDS` first runs the heartbeat with nothing happening (what the shared machine alone
 does to it); PULSE_BENCH_PROFILE=1 prints where the UI thread's time went (cProfile over the
-series). The working copy is deleted afterwards; the cached file is never written.
+series); PULSE_BENCH_SAMPLE=1 prints the UI thread's stacks while a beat was late (a sampling
+thread). The working copy is deleted afterwards; the cached file is never written.
 """
 
 from __future__ import annotations
@@ -79,6 +83,9 @@ class Heartbeat:
     def beat(self) -> None:
         self.beats.append((time.perf_counter(), time.thread_time()))
 
+    def last_beat(self) -> float:
+        return self.beats[-1][0] if self.beats else time.perf_counter()
+
     def start(self) -> None:
         self.beats.clear()
         self.beat()
@@ -90,6 +97,54 @@ class Heartbeat:
         self.beat()
         return [(a[0], (b[0] - a[0]) * 1000, (b[1] - a[1]) * 1000)
                 for a, b in zip(self.beats, self.beats[1:])]
+
+
+class StallSampler:
+    """Where the UI thread is while a beat is late: a Python thread looks at the UI thread's
+    stack every few milliseconds (sys._current_frames) once the last beat is older than
+    `late_ms`, and counts each stack once per sample. A stack that ends in Qt's own C++ code
+    (painting, layout) shows as the Python frame that entered it (processEvents)."""
+
+    def __init__(self, beat: Heartbeat, late_ms: float = 30.0, every_ms: float = 3.0) -> None:
+        import threading
+
+        self.beat, self.late, self.every = beat, late_ms / 1000, every_ms / 1000
+        self.ui = threading.get_ident()
+        self.samples: dict[tuple[str, ...], int] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            if time.perf_counter() - self.beat.last_beat() < self.late:
+                continue
+            frame = sys._current_frames().get(self.ui)
+            stack: list[str] = []
+            while frame is not None and len(stack) < 14:
+                code = frame.f_code
+                stack.append(f"{Path(code.co_filename).name}:{frame.f_lineno} {code.co_name}")
+                frame = frame.f_back
+            key = tuple(stack)
+            self.samples[key] = self.samples.get(key, 0) + 1
+
+    def report(self, top: int = 15) -> list[tuple[int, list[str]]]:
+        ranked = sorted(self.samples.items(), key=lambda kv: -kv[1])[:top]
+        return [(n, list(stack)) for stack, n in ranked]
+
+    def inclusive(self, top: int = 30) -> list[tuple[int, str]]:
+        """Samples per function anywhere on the stack (file and name, lines merged)."""
+        counts: dict[str, int] = {}
+        for stack, n in self.samples.items():
+            for name in {f.split(":")[0] + " " + f.split(" ", 1)[1] for f in stack}:
+                counts[name] = counts.get(name, 0) + n
+        return sorted(((n, f) for f, n in counts.items()), reverse=True)[:top]
 
 
 def spin(app, seconds: float) -> None:
@@ -234,7 +289,10 @@ def run(db: Path, targets: int, log) -> dict:
 
         profile = cProfile.Profile()
         profile.enable()
+    sampler = StallSampler(beat) if os.environ.get("PULSE_BENCH_SAMPLE") else None
     beat.start()
+    if sampler is not None:
+        sampler.start()
     series_start = time.perf_counter()
     spans: list[tuple[str, float, float]] = []      # (kind, from the click, to the next click)
     for kind, event_id in plan:
@@ -262,6 +320,15 @@ def run(db: Path, targets: int, log) -> dict:
         spin(app, 0.15)      # a person's next click comes later than this
     series_s = time.perf_counter() - series_start
     gaps = beat.stop()
+    if sampler is not None:
+        sampler.stop()
+        total = sum(sampler.samples.values())
+        print(f"late-beat samples of the UI thread's stack: {total}", file=sys.stderr)
+        for n, stack in sampler.report():
+            print(f"{n:5d}  " + "\n       ".join(stack[:10]), file=sys.stderr)
+        print("by function, inclusive:", file=sys.stderr)
+        for n, name in sampler.inclusive():
+            print(f"{n:5d}  {name}", file=sys.stderr)
     if profile is not None:
         import pstats
 
@@ -275,7 +342,7 @@ def run(db: Path, targets: int, log) -> dict:
         kind = next((k for k, a, b in spans if a <= at < b), "before the first edit")
         by_kind.setdefault(kind, []).append((g, c))
     gap_cpu = [c for _, _, c in gaps]
-    worst = sorted(gaps, key=lambda g: -g[1])[:5]
+    worst = sorted(gaps, key=lambda g: -g[1])[:12]
     after_top10 = [int(r["id"]) for r in outputs[-1][2]["results"]]
     window.close()
     return {
@@ -287,6 +354,7 @@ def run(db: Path, targets: int, log) -> dict:
         "stall_gap_ms": summary(gap_wall), "stall_gap_ui_cpu_ms": summary(gap_cpu),
         "gaps_over_100ms": sum(1 for g in gap_wall if g > 100),
         "gaps_over_50ms": sum(1 for g in gap_wall if g > 50),
+        "series_clock": series_start,       # time.perf_counter() (CLOCK_MONOTONIC: perf's)
         "worst_gaps": [{"at_s": round(at - series_start, 2), "gap_ms": round(g, 1),
                         "ui_cpu_ms": round(c, 1)} for at, g, c in worst],
         "stall_by_kind": {k: {"max_gap_ms": round(max(g for g, _ in v), 1),
@@ -322,7 +390,14 @@ def main() -> int:
     ap.add_argument("--idle", type=float, default=0, metavar="SECONDS",
                     help="first run the heartbeat idle for this long (machine noise)")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--tree", type=Path, metavar="DIR",
+                    help="run the app code (pulse_desktop; core stays this tree's) of another "
+                         "checkout, e.g. a worktree of main, for a before/after with this bench")
     args = ap.parse_args()
+    if args.tree is not None:
+        if not (args.tree / "pulse_desktop").is_dir():
+            raise SystemExit(f"--tree {args.tree}: no pulse_desktop there")
+        sys.path.insert(0, str(args.tree.resolve()))
 
     def log(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
@@ -336,6 +411,7 @@ def main() -> int:
         shutil.copy(cached, db)
         out.update(run(db, args.targets, log))
     out["load_average"] = round(os.getloadavg()[0], 1)
+    out["tree"] = str(args.tree or ROOT)
     if args.json:
         print(json.dumps(out, indent=2))
     else:

@@ -9,7 +9,8 @@ query, warms up with 5 queries, then times 60 (bench/common.py's latency_pair: C
 twice in a row — the first pass meets words the lexical side has not read yet, the second
 mostly words it has. Both checkouts run with OPENBLAS_NUM_THREADS=1 (what the fronts ship: an
 older bench/common.py loaded numpy before core could set it). The query vector is precomputed
-(FixedQueryEmbedder), so only the scorer is timed.
+(FixedQueryEmbedder), so only the scorer is timed; `--scorers e2e` times Memory.retrieve with
+the real query embedding instead (a fresh Memory: pass 1 meets words new to it).
 """
 
 from __future__ import annotations
@@ -41,12 +42,32 @@ for q in queries[:5]:
 print(json.dumps([latency_pair(one, queries[5:]) for _ in range(2)]))
 """
 
+# --e2e: Memory.retrieve with the real query embedding (the default scorer), as a front calls it
+CHILD_E2E = """
+import json, sys
+sys.path.insert(0, sys.argv[1] + "/bench"); sys.path.insert(0, sys.argv[1])
+import core  # noqa: F401  (sets the thread pools before numpy)
+from common import SYNTH_NOW, latency_pair, synthetic_memory, synthetic_queries
+from core.memory import Memory
+n = int(sys.argv[2])
+memory = Memory.open(synthetic_memory(n))
+queries = synthetic_queries(65)
+one = lambda q: memory.retrieve(q, now=SYNTH_NOW)
+one("load the index and the model")
+for q in queries[:5]:
+    one(q)
+passes = [latency_pair(one, queries[5:]) for _ in range(2)]
+embed = memory.embedder().embed_query
+print(json.dumps(passes + [latency_pair(embed, queries[5:])]))
+"""
+
 
 def run(tree: Path, events: int, scorer: str) -> list[dict]:
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_WAIT_POLICY="PASSIVE")
     if "PULSE_BENCH_CACHE" in env:        # both read this checkout's cache (cwd differs)
         env["PULSE_BENCH_CACHE"] = str(Path(env["PULSE_BENCH_CACHE"]).resolve())
-    out = subprocess.run([sys.executable, "-c", CHILD, str(tree), str(events), scorer],
+    child = CHILD_E2E if scorer == "e2e" else CHILD
+    out = subprocess.run([sys.executable, "-c", child, str(tree), str(events), scorer],
                          env=env, cwd=tree, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -55,7 +76,9 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--baseline", required=True, help="another checkout (today's code)")
     ap.add_argument("--events", type=int, default=100_000)
-    ap.add_argument("--scorers", default="dense,pulse")
+    ap.add_argument("--scorers", default="dense,pulse",
+                    help="scorers to time alone; e2e: Memory.retrieve with the query embedding"
+                         " (the embedding alone is printed after)")
     ap.add_argument("--rounds", type=int, default=2, help="alternations per scorer")
     args = ap.parse_args(argv)
     trees = {"baseline": Path(args.baseline).resolve(), "this": HERE}
@@ -72,6 +95,9 @@ def main(argv: list[str] | None = None) -> None:
             for r in got[label]:
                 print(f"| {scorer} | {label} | {r[0]['cpu_p50']:.1f} | {r[1]['cpu_p50']:.1f} |"
                       f" {r[1]['p50']:.1f} |")
+                if len(r) > 2:
+                    print(f"| {scorer}: query embedding alone | {label} | | {r[2]['cpu_p50']:.1f}"
+                          f" | {r[2]['p50']:.1f} |")
         mean = {k: sum(r[1]["cpu_p50"] for r in v) / len(v) for k, v in got.items()}
         print(f"| {scorer} | baseline / this (pass 2 CPU) | | {mean['baseline'] / mean['this']:.2f}×"
               f" | |")

@@ -25,11 +25,23 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from core.beliefs import BELIEF_CLASSES, DOMAINS, PROVENANCES
-from core.errors import PulseError
+from pulse_desktop.qt_roles import (
+    ACCESSIBLE,
+    ALIGN_RIGHT,
+    ALIGNMENT,
+    CHECK_STATE,
+    CHECKED,
+    DISPLAY,
+    EDIT,
+    FONT,
+    FOREGROUND,
+    TOOLTIP,
+    UNCHECKED,
+    USER,
+)
 from pulse_desktop.session import MemorySession
 from pulse_desktop.style import CLASS_COLORS, CLASS_NAMES, DOMAIN_COLORS, DOMAIN_NAMES
-from pulse_desktop.undo_commands import apply_edit, check_edit, push_applied
-from pulse_desktop.write_thread import run_write
+from pulse_desktop.write_thread import write_beliefs
 
 COL_KIND, COL_KEY, COL_TITLE, COL_DATE, COL_DOMAIN, COL_CLASS, COL_FLOOR, COL_ARCHIVABLE, \
     COL_FLAG, COL_PROVENANCE, COL_PINNED = range(11)
@@ -53,9 +65,31 @@ FIELD_OF = {COL_DOMAIN: "domain", COL_CLASS: "belief_class", COL_FLOOR: "confide
             COL_ARCHIVABLE: "archivable", COL_FLAG: "user_flag", COL_PROVENANCE: "provenance"}
 CHOICES = {COL_DOMAIN: DOMAINS, COL_CLASS: BELIEF_CLASSES, COL_PROVENANCE: PROVENANCES}
 _ROOT = QModelIndex()
-SORT_ROLE = Qt.ItemDataRole.UserRole + 1
-ID_ROLE = Qt.ItemDataRole.UserRole + 2     # ("event" | "fact", id)
-TS_ROLE = Qt.ItemDataRole.UserRole + 3
+SORT_ROLE = USER + 1
+ID_ROLE = USER + 2     # ("event" | "fact", id)
+TS_ROLE = USER + 3
+_ROLES_ANSWERED = frozenset({DISPLAY, EDIT, TOOLTIP, FONT, ALIGNMENT, FOREGROUND, CHECK_STATE,
+                             ACCESSIBLE, SORT_ROLE, ID_ROLE, TS_ROLE})
+_NO_FLAGS = Qt.ItemFlag.NoItemFlags
+_BRUSHES: dict[str, QBrush] = {}
+_FONTS: dict[str, QFont] = {}
+
+
+def _brush(colour: str) -> QBrush:
+    brush = _BRUSHES.get(colour)
+    if brush is None:
+        brush = _BRUSHES[colour] = QBrush(QColor(colour))
+    return brush
+
+
+def _font(kind: str) -> QFont:
+    """"italic" or "bold", made once (a QFont can be made only once the app exists)."""
+    font = _FONTS.get(kind)
+    if font is None:
+        font = _FONTS[kind] = QFont()
+        font.setItalic(kind == "italic")
+        font.setBold(kind == "bold")
+    return font
 
 EVENT_SQL = ("SELECT 'event' AS kind, id, key, title, ts, domain, belief_class, confidence_floor,"
              " archivable, user_flag, provenance FROM events WHERE absorbed_into IS NULL"
@@ -80,6 +114,7 @@ class BeliefsModel(QAbstractTableModel):
         self.rows: list[dict[str, Any]] = []
         self._event_row: dict[int, int] = {}
         self._fact_row: dict[int, int] = {}
+        self._flags: dict[tuple[str, int, bool], Qt.ItemFlag] = {}
         session.opened.connect(self.reload)
         session.changed.connect(self._on_changed)
         self.reload()
@@ -165,19 +200,44 @@ class BeliefsModel(QAbstractTableModel):
     def row_at(self, row: int) -> dict[str, Any]:
         return self.rows[row]
 
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
-        if not index.isValid():
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = DISPLAY):
+        # Runs for every role of every painted cell: roles are compared as plain ints
+        # (pulse_desktop/qt_roles.py), and brushes and fonts are made once.
+        if role not in _ROLES_ANSWERED or not index.isValid():
             return None
         row = self.rows[index.row()]
         col = index.column()
+        if role == DISPLAY:
+            return self._display(row, col)
         is_event = row["kind"] == "event"
+        if role == FOREGROUND:
+            if col == COL_CLASS:
+                return _brush(CLASS_COLORS.get(row["belief_class"], "#1f2733"))
+            if col == COL_DOMAIN:
+                return _brush(DOMAIN_COLORS.get(row["domain"], "#1f2733"))
+            return None if is_event else _brush("#6b7585")
+        if role == CHECK_STATE:
+            if col == COL_PINNED:
+                return UNCHECKED if row["archivable"] else CHECKED
+            if col in (COL_ARCHIVABLE, COL_FLAG):
+                value = row[FIELD_OF[col]]
+                if value is None:
+                    return None
+                return CHECKED if value else UNCHECKED
+            return None
+        if role == FONT:
+            if not is_event and col == COL_TITLE:
+                return _font("italic")      # facts read differently from events
+            if col == COL_CLASS and row["belief_class"] == "axiom":
+                return _font("bold")
+            return None
+        if role == ALIGNMENT:
+            return ALIGN_RIGHT if col == COL_FLOOR else None
         if role == ID_ROLE:
             return (row["kind"], row["id"])
         if role == TS_ROLE:
             return row["ts"]
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self._display(row, col)
-        if role == Qt.ItemDataRole.EditRole:
+        if role == EDIT:
             field = FIELD_OF.get(col)
             return row[field] if field else self._display(row, col)
         if role == SORT_ROLE:
@@ -187,29 +247,7 @@ class BeliefsModel(QAbstractTableModel):
                 return -1 if value is None else value
             return {COL_KIND: row["kind"], COL_KEY: row["key"] or "", COL_TITLE: row["title"],
                     COL_DATE: row["ts"] or "", COL_PINNED: pinned_rank(row)}.get(col)
-        if role == Qt.ItemDataRole.CheckStateRole and col in (COL_ARCHIVABLE, COL_FLAG):
-            value = row[FIELD_OF[col]]
-            if value is None:
-                return None
-            return Qt.CheckState.Checked if value else Qt.CheckState.Unchecked
-        if role == Qt.ItemDataRole.CheckStateRole and col == COL_PINNED:
-            return Qt.CheckState.Unchecked if row["archivable"] else Qt.CheckState.Checked
-        if role == Qt.ItemDataRole.ForegroundRole:
-            if col == COL_CLASS:
-                return QBrush(QColor(CLASS_COLORS.get(row["belief_class"], "#1f2733")))
-            if col == COL_DOMAIN:
-                return QBrush(QColor(DOMAIN_COLORS.get(row["domain"], "#1f2733")))
-            if not is_event:
-                return QBrush(QColor("#6b7585"))
-        if role == Qt.ItemDataRole.FontRole and not is_event and col == COL_TITLE:
-            font = QFont()
-            font.setItalic(True)      # facts read differently from events
-            return font
-        if role == Qt.ItemDataRole.FontRole and col == COL_CLASS and row["belief_class"] == "axiom":
-            font = QFont()
-            font.setBold(True)
-            return font
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == TOOLTIP:
             if not is_event and col == COL_FLAG:
                 return "Facts have no anchor (user flag); only events do."
             if col == COL_TITLE:
@@ -219,10 +257,8 @@ class BeliefsModel(QAbstractTableModel):
             else:
                 shown = self._display(row, col)
             return f"{shown}\n\n{TOOLTIPS[col]}" if shown else TOOLTIPS[col]
-        if role == Qt.ItemDataRole.AccessibleTextRole and col == COL_PINNED:
+        if role == ACCESSIBLE and col == COL_PINNED:
             return pinned_words(row)
-        if role == Qt.ItemDataRole.TextAlignmentRole and col == COL_FLOOR:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
     @staticmethod
@@ -247,13 +283,19 @@ class BeliefsModel(QAbstractTableModel):
 
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
         if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
+            return _NO_FLAGS
+        key = (self.rows[index.row()]["kind"], index.column(), self.session.read_only)
+        flags = self._flags.get(key)
+        if flags is None:       # (asked for every painted cell: made once per kind of cell)
+            flags = self._flags[key] = self._make_flags(*key)
+        return flags
+
+    @staticmethod
+    def _make_flags(kind: str, col: int, read_only: bool) -> Qt.ItemFlag:
         base = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-        row = self.rows[index.row()]
-        col = index.column()
-        if self.session.read_only:
+        if read_only:
             return base
-        if row["kind"] != "event" and col == COL_FLAG:
+        if kind != "event" and col == COL_FLAG:
             return base
         if col in (COL_ARCHIVABLE, COL_FLAG, COL_PINNED):
             return base | Qt.ItemFlag.ItemIsUserCheckable
@@ -306,39 +348,22 @@ class BeliefsModel(QAbstractTableModel):
         """One undoable edit over several events and/or facts ((kind, id) pairs), written on the
         writer thread: True when it was sent (`edited` says how it ended; a refusal emits
         `refused` and leaves the rows as they were), False when refused at once (read-only)."""
-        if self.session.read_only:
-            self.refused.emit(self.session.read_only_reason or "This memory is open read-only.")
-            return False
-        items = [(str(k), int(i)) for k, i in items]
-        if not items:
-            return False
-        if not self.pending:
-            # With nothing in flight the rows read now are the rows the writer will see: a
-            # refusal is said at once (reads only; the writer checks again as it writes).
-            try:
-                check_edit(self.session.require(), items, fields, pin=pin)
-            except PulseError as exc:
-                self.refused.emit(str(exc))
-                return False
-        path = self.session.path
-        self.pending += 1
-
-        def done(result: dict[str, Any]) -> None:
+        def finished(ok: bool) -> None:
             self.pending -= 1
-            if self.session.path == path:      # (not another memory opened meanwhile)
-                push_applied(self.session, result["applied"], fields, label, pin=pin)
-                self.session.message.emit(label)
-            self.edited.emit(True)
+            self.edited.emit(ok)
 
         def failed(text: str) -> None:
-            self.pending -= 1
             self.refused.emit(text)
             self.refresh_items(items)       # the rows show what the store holds
-            self.edited.emit(False)
+            finished(False)
 
-        run_write(self.session, lambda memory: apply_edit(memory, items, fields, pin=pin),
-                  done, failed)
-        return True
+        self.pending += 1
+        sent = write_beliefs(self.session, items, fields, label, pin=pin,
+                             refused_now=self.refused.emit, on_done=lambda: finished(True),
+                             on_failed=failed)
+        if not sent:
+            self.pending -= 1
+        return sent
 
 
 def pinned_words(row: dict[str, Any]) -> str:

@@ -28,6 +28,7 @@ from pulse_desktop.edit_dialogs import (
 from pulse_desktop.erase_dialog import EraseDialog
 from pulse_desktop.session import MemorySession
 from pulse_desktop.undo_commands import push_edit, push_journaled
+from pulse_desktop.write_thread import write_beliefs
 
 
 def curator(session: MemorySession) -> Curator:
@@ -337,9 +338,15 @@ class Curator(QObject):
     # -- belief fields on several rows (the beliefs table and the navigator) ---------------------
     def set_beliefs(self, items: list[tuple[str, int]], fields: dict[str, Any] | None,
                     label: str, *, pin: bool = False) -> list[str]:
-        """One undoable edit over events and/or facts; the refusals (nothing written then)."""
+        """One undoable edit over events and/or facts, written on the writer thread
+        (pulse_desktop/write_thread.py, as the Beliefs table's own edits): the refusal said at
+        once, if any (nothing written then). A refusal the writer meets later is shown in a
+        message box (session.refused)."""
         self._writable()
-        return push_edit(self.session, list(items), fields, label, pin=pin)
+        now: list[str] = []
+        write_beliefs(self.session, list(items), fields, label, pin=pin, refused_now=now.append,
+                      on_failed=lambda text: self.session.refused.emit("Not changed", text))
+        return now
 
     def floor(self, items: list[tuple[str, int]], parent: QWidget | None = None) -> FloorDialog:
         """The floor dialog, starting at the first (current) row's floor."""

@@ -12,11 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractListModel,
     QItemSelectionModel,
     QModelIndex,
     QPersistentModelIndex,
     QSize,
+    QStringListModel,
     Qt,
     QTimer,
 )
@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 from core.beliefs import BELIEF_CLASSES, DOMAINS, ENTITY_KINDS
 from core.errors import PulseError
 from pulse_desktop.keyboard import QuietListView
+from pulse_desktop.qt_roles import ACCESSIBLE, DECORATION, DISPLAY, EDIT, TOOLTIP, USER
 from pulse_desktop.session import MemorySession
 from pulse_desktop.style import (
     CLASS_COLORS,
@@ -52,7 +53,10 @@ from pulse_desktop.style import (
 )
 
 LIMIT = 20000  # rows per list; more is a search away
-ID_ROLE = Qt.ItemDataRole.UserRole + 1
+ID_ROLE = USER + 1
+_ROLES_ANSWERED = frozenset({DISPLAY, DECORATION, TOOLTIP, ACCESSIBLE, ID_ROLE})
+_LIST_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+_NO_FLAGS = Qt.ItemFlag.NoItemFlags
 _ROOT = QModelIndex()
 
 
@@ -71,10 +75,15 @@ def event_item(r: Any) -> tuple[int, str, str, str]:
     return (int(r["id"]), text, tip, r["belief_class"])
 
 
-class ItemList(QAbstractListModel):
+class ItemList(QStringListModel):
     """A flat, read-only list of (id, text, tooltip, mark) rows; the mark (a belief class for
     events, a domain for entities) is drawn as a coloured square with its letter in it, so it
-    never rests on colour alone."""
+    never rests on colour alone.
+
+    A QStringListModel underneath holds the texts so that rowCount() and index() stay in C++:
+    a list view lays out by asking index(row) of every row (for hidden rows), and with a
+    Python rowCount() that was 20,000 Python calls — ~100 ms of the UI thread at 100k events —
+    each time the list was laid out again (bench/desktop_responsiveness.py)."""
 
     def __init__(self, marks: dict[str, tuple[str, str, str]], parent=None) -> None:
         super().__init__(parent)
@@ -90,36 +99,42 @@ class ItemList(QAbstractListModel):
         return self._icons[mark]
 
     def set_items(self, items: list[tuple[int, str, str, str]]) -> None:
-        self.beginResetModel()
         self.items = items
         self._rows = None
-        self.endResetModel()
+        self.setStringList([item[1] for item in items])     # (one model reset)
 
     def set_item(self, row: int, item: tuple[int, str, str, str]) -> None:
         """Replace one row in place (no reset: the selection and scroll stay)."""
         if self.items[row] != item:
             self.items[row] = item
             index = self.index(row, 0)
+            self.blockSignals(True)
+            try:
+                QStringListModel.setData(self, index, item[1], EDIT)
+            finally:
+                self.blockSignals(False)
             self.dataChanged.emit(index, index)
 
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:
-        return 0 if parent.isValid() else len(self.items)
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        return _LIST_FLAGS if index.isValid() else _NO_FLAGS
 
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+    def setData(self, index, value, role: int = EDIT) -> bool:     # read-only
+        return False
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = DISPLAY) -> Any:
+        # roles as plain ints (pulse_desktop/qt_roles.py): this runs for every painted row
+        if role not in _ROLES_ANSWERED or not index.isValid():
             return None
         item_id, text, tip, mark = self.items[index.row()]
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == DISPLAY:
             return text
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return tip
-        if role == Qt.ItemDataRole.DecorationRole:
+        if role == DECORATION:
             return self.icon(mark)
-        if role == Qt.ItemDataRole.AccessibleTextRole:
+        if role == TOOLTIP:
+            return tip
+        if role == ACCESSIBLE:
             return f"{self.marks.get(mark, ('', '', mark))[2]}: {text}"
-        if role == ID_ROLE:
-            return item_id
-        return None
+        return item_id      # ID_ROLE
 
     def row_of(self, item_id: int) -> int | None:
         if self._rows is None:      # built once per fill: 20,000 rows are scanned only then

@@ -18,12 +18,20 @@ from PySide6.QtWidgets import (
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from pulse_desktop.numbers import sig
-from pulse_desktop.playground_results import BOOSTS, FACTORS, TERM_ORDER, paint_bar
+from pulse_desktop.playground_results import (
+    BOOSTS,
+    CHANNEL_NAMES,
+    FACTORS,
+    TERM_ORDER,
+    paint_bar,
+    relevance_parts,
+)
 from pulse_desktop.style import DOMAIN_NAMES
 from pulse_desktop.term_help import term_name, term_tooltip
 
@@ -95,6 +103,22 @@ def formula_html(result: dict[str, Any]) -> str:
     return " × ".join(parts) + f" = <b>{sig(result.get('score'))}</b>"
 
 
+def parts_html(result: dict[str, Any]) -> str:
+    """"relevance 1.07 = meaning 0.41 + shared words 0.2 + … + mood + body now 0.3": the parts
+    that add up to relevance (the default scorer's), a part of 0 in grey; "" for a scorer
+    without parts."""
+    terms = result.get("terms") or {}
+    added = relevance_parts(terms)
+    if not added:
+        return ""
+    pieces = []
+    for name, value in added:
+        text = f"{html.escape(CHANNEL_NAMES[name].split(' (')[0])}&nbsp;{sig(value)}"
+        pieces.append(f"<span style='color:#9aa4b1'>{text}</span>" if value <= 0 else text)
+    return (f"{html.escape(term_name('relevance').lower())}&nbsp;{sig(terms.get('relevance'))}"
+            " = " + " + ".join(pieces))
+
+
 class BarLabel(QWidget):
     """One result's factor bar, as in the results list."""
 
@@ -142,6 +166,14 @@ class ExplainPanel(QWidget):
         self.formula.setAccessibleName("Factors multiplied")
         self.formula.setToolTip("The six factors multiply to the score; a factor of 1 (grey) "
                                 "changes nothing")
+        self.parts = QLabel("")
+        self.parts.setWordWrap(True)
+        self.parts.setTextFormat(Qt.TextFormat.RichText)
+        self.parts.setAccessibleName("Parts of relevance")
+        self.parts.setToolTip("What relevance is made of: meaning, shared words, what was said "
+                              "beside it, linked events (a cause or consequence in a chain) and "
+                              "how closely it matches the person's mood and body now. The parts "
+                              "add up to relevance; a part of 0 (grey) adds nothing")
         self.terms = QTableWidget(0, 2)
         self.terms.setHorizontalHeaderLabels(["Term", "Value"])
         self.terms.verticalHeader().setVisible(False)
@@ -149,17 +181,34 @@ class ExplainPanel(QWidget):
         self.terms.setAccessibleName("Terms of the explained event")
         self.terms.horizontalHeader().setStretchLastSection(True)
         self.terms.setColumnWidth(0, 150)
+        # The formula and the parts under the bar say the numbers that make the score; the
+        # table of every term is one click away (at 1280×800 it left the list 8 rows and
+        # itself 3).
+        self.terms_button = QToolButton(text="Every term")
+        self.terms_button.setCheckable(True)
+        self.terms_button.setToolTip("Show every term of this event's breakdown with its value "
+                                     "(hover a term for what it means)")
+        self.terms_button.toggled.connect(self.terms.setVisible)
+        self.terms.setVisible(False)
         row = QHBoxLayout()
         row.addWidget(QLabel("Explain"))
         row.addWidget(self.edit, 1)
         row.addWidget(self.button)
+        row.addWidget(self.terms_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 0)
         layout.addLayout(row)
         layout.addWidget(self.sentence)
         layout.addWidget(self.bar)
         layout.addWidget(self.formula)
+        layout.addWidget(self.parts)
         layout.addWidget(self.terms, 1)
+        layout.addStretch(0)
+        # room for the row, two lines of the sentence, the bar, and two of the product and of
+        # the parts each (wrapped labels do not ask a splitter for their height)
+        lines = self.fontMetrics().lineSpacing()
+        self.setMinimumHeight(6 * lines + self.bar.minimumHeight()
+                              + self.button.sizeHint().height() + 6 * layout.spacing() + 8)
 
     def text(self) -> str:
         lines = [self.sentence.text()]
@@ -176,6 +225,8 @@ class ExplainPanel(QWidget):
         terms = r.get("terms") or {}
         self.formula.setText(formula_html(r))
         self.formula.setVisible(bool(self.formula.text()))
+        self.parts.setText(parts_html(r))
+        self.parts.setVisible(bool(self.parts.text()))
         order = {n: i for i, n in enumerate((*FACTORS, *TERM_ORDER))}
         names = ["score", *sorted(terms, key=lambda n: (order.get(n, 99), n))]
         self.terms.setRowCount(0)
@@ -202,4 +253,6 @@ class ExplainPanel(QWidget):
         self.bar.set_result(None)
         self.formula.setText("")
         self.formula.setVisible(False)
+        self.parts.setText("")
+        self.parts.setVisible(False)
         self.terms.setRowCount(0)

@@ -5,9 +5,11 @@ and in RAW_ROLE, as retrieve returned it).
 
 The factor bar is drawn on one log scale shared by every row, so the lengths add up to the
 score: log(score) = log(relevance) + log(recency) + log(emotion) + log(state) + log(anchor) +
-log(date). Relevance is the bar from the left edge (split into the channels that fused it:
-meaning, shared words, said beside it); recency takes a pale piece back off its end (what time
-took away); each boost above 1 adds its piece after that. A factor of 1 adds nothing: it is
+log(date). Relevance is the bar from the left edge, split into the parts that add up to it
+(relevance_channels): meaning, shared words, said beside it, linked (the chain context: what led
+to it or came of it) and mood + body (the state channel: how closely it matches how the person
+feels and how their body is now); recency takes a pale piece back off its end (what time took
+away); each boost above 1 adds its piece after that. A factor of 1 adds nothing: it is
 listed faded. Each piece carries its name or its letter when there is room, so the bar never
 rests on colour alone.
 """
@@ -23,6 +25,18 @@ from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
 from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem
 
 from pulse_desktop.numbers import sig
+from pulse_desktop.qt_roles import (
+    ACCESSIBLE,
+    ALIGN_CENTER,
+    ALIGN_LEFT,
+    ALIGN_RIGHT,
+    ALIGNMENT,
+    DISPLAY,
+    FONT,
+    FOREGROUND,
+    TOOLTIP,
+    USER,
+)
 from pulse_desktop.style import DOMAIN_NAMES, class_name, ink_on
 from pulse_desktop.term_help import term_name, term_tooltip
 
@@ -33,23 +47,36 @@ TERM_ORDER = ("cosine", "relevance", "days_ago", "lambda", "recency", "confidenc
               "recency_eff", "floor_applied", "alpha", "recency_factor", "emotion", "state",
               "anchor", "date", "base", "median_cosine", "max_cosine", "dense_relevance",
               "bm25", "bm25_norm", "fusion_dense_weight", "context_relevance", "context_weight",
-              "via_chain")
+              "chain_context", "chain_context_weight", "state_relevance", "body_similarity",
+              "mood_similarity", "state_weight", "via_chain")
 # The bar's log axis: 0.001 at the left edge, 3 at the right (a boosted score can pass 1).
 LOG_FLOOR, LOG_TOP = 1e-3, 3.0
 PIECES = {  # name → (colour, label, letter)
     "meaning": ("#3f6fb5", "meaning", "M"),
     "words": ("#7fa6d9", "words", "W"),
     "beside": ("#b5cbe8", "beside", "B"),
+    "linked": ("#6c8fa0", "linked", "L"),
+    "mood_body": ("#5fae8c", "mood + body", "MB"),
     "relevance": ("#3f6fb5", "relevance", "R"),
     "time": ("#d7dbe3", "time", "T"),
     "emotion": ("#d0603c", "emotion", "E"),
-    "state": ("#3e9a6a", "state", "S"),
+    "state": ("#3e9a6a", "body day", "BD"),
     "anchor": ("#8a5cc0", "anchor", "A"),
     "date": ("#c9951a", "date", "D"),
     "score": ("#3f6fb5", "score", ""),
 }
-RAW_ROLE = Qt.ItemDataRole.UserRole + 1      # the untouched value of a cell
-RESULT_ROLE = Qt.ItemDataRole.UserRole + 2   # the whole result dict (for the bar delegate)
+RAW_ROLE = USER + 1      # the untouched value of a cell
+RESULT_ROLE = USER + 2   # the whole result dict (for the bar delegate)
+_ROLES_ANSWERED = frozenset({DISPLAY, ALIGNMENT, FOREGROUND, FONT, RAW_ROLE, RESULT_ROLE, TOOLTIP,
+                             ACCESSIBLE})
+_BRUSHES: dict[str, QBrush] = {}
+
+
+def _brush(colour: str) -> QBrush:
+    brush = _BRUSHES.get(colour)
+    if brush is None:
+        brush = _BRUSHES[colour] = QBrush(QColor(colour))
+    return brush
 
 
 def _log(value: float) -> float:
@@ -81,9 +108,9 @@ def factor_pieces(result: dict[str, Any]) -> list[Piece]:
     channels = relevance_channels(t)
     start = _log(LOG_FLOOR)
     if channels and rel > 0:
-        span = end - start
+        span, total = end - start, sum(v for _n, v in channels)    # (total == rel)
         for name, share in channels:
-            length = span * share / rel
+            length = span * share / total
             pieces.append(Piece(name, start, start + length, share))
             start += length
     else:
@@ -99,21 +126,39 @@ def factor_pieces(result: dict[str, Any]) -> list[Piece]:
     return pieces
 
 
-def relevance_channels(t: dict[str, Any]) -> list[tuple[str, float]]:
-    """The additive parts of a fused relevance: meaning (w·dense), shared words ((1 − w)·BM25)
-    and said beside it (λ·context); empty for a scorer without channels."""
+# The additive parts of pulse's relevance: (name, the share term, its weight term or None for
+# 1 − w, a constant weight when the term is absent).
+CHANNELS = (("meaning", "dense_relevance", "fusion_dense_weight"),
+            ("words", "bm25_norm", None),
+            ("beside", "context_relevance", "context_weight"),
+            ("linked", "chain_context", "chain_context_weight"),
+            ("mood_body", "state_relevance", "state_weight"))
+CHANNEL_NAMES = {"meaning": "meaning", "words": "shared words", "beside": "said beside it",
+                 "linked": "linked (what led to it or came of it)",
+                 "mood_body": "mood + body now"}
+
+
+def relevance_parts(t: dict[str, Any]) -> list[tuple[str, float]]:
+    """Every additive part of a fused relevance, each = its weight × its term, as the scorer
+    added them (ENGINE §3 and docs/scoring.md): meaning (w·dense), shared words
+    ((1 − w)·bm25_norm), said beside it (λ·context), linked (μ·chain_context) and mood + body
+    (κ·state_relevance). Parts the breakdown does not carry are left out; parts of 0 are kept.
+    Empty for a scorer without channels."""
     if "dense_relevance" not in t or "bm25_norm" not in t:
         return []
     w = float(t.get("fusion_dense_weight", 1.0))
-    parts = [("meaning", w * float(t["dense_relevance"])),
-             ("words", (1 - w) * float(t["bm25_norm"])),
-             ("beside", float(t.get("context_weight", 0.0)) * float(t.get("context_relevance", 0.0)))]
-    total = sum(v for _n, v in parts)
-    rel = float(t.get("relevance", total))
-    if total <= 0:
-        return []
-    # the scorer may clip relevance at 1: keep the channels' proportions
-    return [(n, v * rel / total) for n, v in parts if v > 0]
+    parts = []
+    for name, term, weight in CHANNELS:
+        if term not in t:
+            continue
+        factor = (1.0 - w) if weight is None else float(t.get(weight, 0.0))
+        parts.append((name, factor * float(t[term])))
+    return parts
+
+
+def relevance_channels(t: dict[str, Any]) -> list[tuple[str, float]]:
+    """The parts of relevance_parts() above 0: the bar's pieces, which add up to relevance."""
+    return [(n, v) for n, v in relevance_parts(t) if v > 0]
 
 
 def bar_end(result: dict[str, Any]) -> float:
@@ -129,9 +174,17 @@ def factor_tooltip(result: dict[str, Any]) -> str:
         if f in t:
             neutral = abs(float(t[f]) - 1.0) < 1e-12 and f in BOOSTS
             lines.append(f"  {term_name(f)} {sig(t[f])}" + ("  (no effect)" if neutral else ""))
-    channels = relevance_channels(t)
-    if channels:
-        lines.append("relevance = " + " + ".join(f"{PIECES[n][1]} {sig(v)}" for n, v in channels))
+    parts = relevance_parts(t)
+    if parts:
+        lines.append("relevance = " + " + ".join(f"{CHANNEL_NAMES[n]} {sig(v)}"
+                                                 for n, v in parts))
+        if "state_relevance" in t:
+            lines.append(f"  mood + body now = {sig(t.get('state_weight'))} × body match "
+                         f"{sig(t.get('body_similarity'))} × mood match "
+                         f"{sig(t.get('mood_similarity'))}")
+        if "chain_context" in t:
+            lines.append(f"  linked = {sig(t.get('chain_context_weight'))} × the best "
+                         f"relevance of a linked event {sig(t['chain_context'])}")
     lines.append("The bar is on a log scale shared by every row: its pieces add up to the "
                  "score; the pale piece is what time took away.")
     return "\n".join(lines)
@@ -153,6 +206,7 @@ class ResultsModel(QAbstractTableModel):
         self.other_ranks: dict[int, int] | None = None    # id → rank in the compared list
         self.other_label = ""
         self.all_terms = False
+        self._columns: list[str] = list(self.FIXED)
 
     def set_output(self, output: dict[str, Any] | None, other: dict[str, Any] | None = None,
                    other_label: str = "") -> None:
@@ -168,6 +222,7 @@ class ResultsModel(QAbstractTableModel):
         factors = [f for f in FACTORS if f in seen]
         rest = sorted((n for n in seen if n not in FACTORS), key=lambda n: (order.get(n, 99), n))
         self.terms = factors + rest
+        self._columns = [*self.FIXED, *self.terms]
         self.other_ranks = ({int(r["id"]): i + 1 for i, r in enumerate(other["results"])}
                             if other is not None else None)
         self.other_label = other_label
@@ -180,7 +235,7 @@ class ResultsModel(QAbstractTableModel):
         return [len(self.FIXED) + i for i, t in enumerate(self.terms) if t not in FACTORS]
 
     def columns(self) -> list[str]:
-        return [*self.FIXED, *self.terms]
+        return list(self._columns)
 
     def column_of(self, name: str) -> int:
         return self.columns().index(name)
@@ -215,16 +270,13 @@ class ResultsModel(QAbstractTableModel):
             return {f: r.get("terms", {}).get(f) for f in FACTORS}
         return r.get("terms", {}).get(name)
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+    def data(self, index: QModelIndex, role: int = DISPLAY) -> Any:
+        # roles as plain ints (pulse_desktop/qt_roles.py): this runs for every painted cell
+        if role not in _ROLES_ANSWERED or not index.isValid():
             return None
-        row, name = index.row(), self.columns()[index.column()]
+        row, name = index.row(), self._columns[index.column()]
         r = self.results[row]
-        if role == RAW_ROLE:
-            return self.raw(row, name)
-        if role == RESULT_ROLE:
-            return r
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == DISPLAY:
             if name == "change":
                 return self.rank_change(row)[0]
             if name == "event":
@@ -235,32 +287,37 @@ class ResultsModel(QAbstractTableModel):
             value = self.raw(row, name)
             return sig(value) if isinstance(value, (int, float)) and name != "rank" else \
                 ("" if value is None else str(value))
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(row, name)
-        if role == Qt.ItemDataRole.TextAlignmentRole:
+        if role == ALIGNMENT:
             if name == "event":
-                return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-            if name in ("rank", "change"):
-                return int(Qt.AlignmentFlag.AlignCenter)
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.ForegroundRole:
+                return ALIGN_LEFT
+            return ALIGN_CENTER if name in ("rank", "change") else ALIGN_RIGHT
+        if role == FOREGROUND:
             if name == "change":
                 text, delta = self.rank_change(row)
                 if text == "new" or (delta or 0) > 0:
-                    return QBrush(QColor("#2e7d32"))
+                    return _brush("#2e7d32")
                 if (delta or 0) < 0:
-                    return QBrush(QColor("#c62828"))
+                    return _brush("#c62828")
             if name in BOOSTS or name == "recency_factor":
                 value = r.get("terms", {}).get(name)
                 if isinstance(value, (int, float)) and abs(value - 1.0) < 1e-12:
-                    return QBrush(QColor("#b3bac6"))        # neutral: faded
+                    return _brush("#b3bac6")        # neutral: faded
             if name == "event" and r.get("via_chain"):
-                return QBrush(QColor("#6b5a2e"))
-        if role == Qt.ItemDataRole.FontRole and name == "event" and r.get("via_chain"):
-            font = QFont()
-            font.setItalic(True)
-            return font
-        if role == Qt.ItemDataRole.AccessibleTextRole and name == "why":
+                return _brush("#6b5a2e")
+            return None
+        if role == FONT:
+            if name == "event" and r.get("via_chain"):
+                font = QFont()
+                font.setItalic(True)
+                return font
+            return None
+        if role == RAW_ROLE:
+            return self.raw(row, name)
+        if role == RESULT_ROLE:
+            return r
+        if role == TOOLTIP:
+            return self._tooltip(row, name)
+        if role == ACCESSIBLE and name == "why":
             return factor_tooltip(r)
         return None
 
@@ -308,9 +365,12 @@ class ResultsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if name == "why":
                 return ("Each factor's piece of the score, on one log scale shared by every "
-                        "row: the pieces add up to the score. Relevance (split into meaning, "
-                        "shared words and what was said beside it) from the left; the pale "
-                        "piece is what time took away; each boost adds its piece after it.")
+                        "row: the pieces add up to the score. Relevance from the left, split "
+                        "into what adds up to it: meaning, shared words, what was said beside "
+                        "it, linked (a cause or consequence in a chain) and mood + body (how "
+                        "closely it matches how the person feels and how their body is now). "
+                        "The pale piece is what time took away; each boost adds its piece "
+                        "after it.")
             if name == "change":
                 return (f"Rank change against {self.other_label or 'the other scorer'}: "
                         "▲ up, ▼ down, new = not in its list")
@@ -362,7 +422,7 @@ def paint_bar(painter: QPainter, rect: QRectF, result: dict[str, Any], font: QFo
         else:
             painter.fillRect(box, QColor(colour))
             ink = ink_on(colour)
-        text = f"{label} {sig(piece.value)}" if piece.name not in ("meaning", "words", "beside",
+        text = f"{label} {sig(piece.value)}" if piece.name not in (*CHANNEL_NAMES,
                                                                    "relevance") else label
         if metrics.horizontalAdvance(text) + 4 > box.width():
             text = letter if metrics.horizontalAdvance(letter) + 2 <= box.width() else ""

@@ -25,7 +25,7 @@ import time
 from datetime import datetime
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -58,7 +58,7 @@ from pulse_desktop.playground_results import (  # noqa: F401  (tests import them
     factor_pieces,
     gates_text,
 )
-from pulse_desktop.query_thread import run_job, run_query  # noqa: F401  (older imports)
+from pulse_desktop.query_thread import URGENT, run_job, run_query  # noqa: F401  (older imports)
 from pulse_desktop.table_fit import FitOnResize
 
 SCORERS = ("pulse", "dense", "v2", "cosine", "bm25")
@@ -70,6 +70,8 @@ SCORER_HELP = ("Default (pulse): meaning and shared words, with recency and the 
                "anchor and date boosts · Meaning only (dense): the same on the embedding alone "
                "(was v3) · Older (v2): relevance × recency · Closeness (cosine) and Keywords "
                "(bm25): plain baselines")
+# After a re-run, the compared list is asked once no change has come for this long.
+COMPARE_AFTER_MS = 400
 # the scorer compared with the chosen one
 COMPARE_WITH = {"pulse": "dense", "dense": "v2", "v2": "dense", "cosine": "pulse",
                 "bm25": "pulse"}
@@ -98,6 +100,12 @@ class PlaygroundView(QWidget):
         self._rerun_pending = False
         self._asked_at: dict[int, float] = {}      # generation → when it was started
         self.shown_asked_at: float | None = None   # when the list shown was asked (perf_counter)
+        self._compare_pending: tuple[int, str, dict[str, Any]] | None = None
+        self._comparing = False
+        self._compare_timer = QTimer(self)
+        self._compare_timer.setSingleShot(True)
+        self._compare_timer.setInterval(COMPARE_AFTER_MS)
+        self._compare_timer.timeout.connect(self._ask_compare)
         self._build()
         session.opened.connect(self._memory_opened)
         session.changed.connect(self._memory_changed)
@@ -237,8 +245,10 @@ class PlaygroundView(QWidget):
         vsplit.addWidget(results)
         vsplit.addWidget(self.explain)
         vsplit.setChildrenCollapsible(False)
-        vsplit.setStretchFactor(0, 3)
-        vsplit.setStretchFactor(1, 2)
+        vsplit.setStretchFactor(0, 1)        # the list takes the room; Explain what it needs
+        vsplit.setStretchFactor(1, 0)
+        self.vsplit = vsplit
+        self.explain.terms_button.toggled.connect(self._explain_room)
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
@@ -274,6 +284,15 @@ class PlaygroundView(QWidget):
 
     def focus_target(self):
         return self.query_edit
+
+    def _explain_room(self, every_term: bool) -> None:
+        """Explain with every term takes two fifths of the height; without, what it needs."""
+        total = sum(self.vsplit.sizes())
+        if total <= 0:
+            return
+        want = total * 2 // 5 if every_term else self.explain.sizeHint().height()
+        want = max(want, self.explain.minimumSizeHint().height())
+        self.vsplit.setSizes([max(1, total - want), want])
 
     # -- inputs ------------------------------------------------------------------------
     def scorer(self) -> str:
@@ -347,6 +366,7 @@ class PlaygroundView(QWidget):
     def _memory_opened(self) -> None:
         self._last_ask = None
         self._rerun_pending = False
+        self._compare_pending = None
         self.model.set_output(None)
         self.output = self.compare_output = None
         self.copy_button.setEnabled(False)
@@ -420,9 +440,30 @@ class PlaygroundView(QWidget):
             self._say(f"Asking ({SCORER_SHORT.get(scorer, scorer)})…")
         run_query(path, work,
                   lambda res: self._query_done(generation, query, res, rerun, compare_later),
-                  lambda text: self._query_failed(generation, text))
+                  lambda text: self._query_failed(generation, text), priority=URGENT)
+
+    def _ask_compare(self) -> None:
+        """The compared list after a re-run, once the changes have paused (COMPARE_AFTER_MS):
+        while a person pins one event after another, each pin's own ranks come first and the
+        ▲▼ against the compared list catch up when they stop."""
+        pending, self._compare_pending = self._compare_pending, None
+        if pending is None or self.session.path is None:
+            return
+        generation, query, options = pending
+        if generation != self._generation:
+            return          # a newer question or re-run: it asks for its own
+        self._comparing = True
+        run_query(self.session.path, lambda memory: memory.retrieve(query, **options),
+                  lambda other: self._compare_done(generation, other),
+                  lambda text: self._compare_failed(generation, text))
+
+    @property
+    def compare_pending(self) -> bool:
+        """A re-run's compared list is still to come."""
+        return self._compare_pending is not None or self._comparing
 
     def _compare_done(self, generation: int, other: dict[str, Any]) -> None:
+        self._comparing = False
         if generation != self._generation:
             return
         self.compare_output = other
@@ -431,7 +472,11 @@ class PlaygroundView(QWidget):
             self.show_main.setChecked(False)
             self.show_other.setChecked(True)
         self._fill()
-        self._settled()
+
+    def _compare_failed(self, generation: int, text: str) -> None:
+        self._comparing = False
+        if generation == self._generation:
+            self._fail(text)
 
     def _settled(self) -> bool:
         """A query ended: start the re-run a change asked for meanwhile (True if started)."""
@@ -479,15 +524,12 @@ class PlaygroundView(QWidget):
                       f"{out['now'][:16].replace('T', ' ')} UTC)" if n else
                       f"No results for {query!r}: nothing in the allowed domains.")
         self.resultsReady.emit(out)
-        if compare_later is not None:       # the compared list (its ▲▼) follows; in flight
-            run_query(self.session.path,
-                      lambda memory: memory.retrieve(query, **compare_later),
-                      lambda other: self._compare_done(generation, other),
-                      lambda text: self._query_failed(generation, text))
+        if compare_later is not None:       # the compared list (its ▲▼) follows
+            self._compare_pending = (generation, query, compare_later)
+            self._compare_timer.start()
         if self.explain_edit.text().strip():
             self.explain_event()            # Explain follows every question
-        if compare_later is None:
-            self._settled()
+        self._settled()
 
     def _show_toggle(self, other: dict | None) -> None:
         shown = other is not None

@@ -98,22 +98,29 @@ class _Relay(QObject):
 def run_job(fn: Callable[[Callable[[int, int], None], threading.Event], Any],
             on_done: Callable[[Any], None], on_failed: Callable[[str], None],
             on_progress: Callable[[int, int], None] | None = None,
-            pool: QThreadPool | None = None) -> workers.Job:
-    """Start fn(progress, cancel) as a workers.Job; callbacks run on the UI thread."""
+            pool: QThreadPool | None = None, priority: int = 0) -> workers.Job:
+    """Start fn(progress, cancel) as a workers.Job; callbacks run on the UI thread. Among the
+    jobs waiting in `pool`, a higher priority starts first."""
     job = workers.Job(fn)
     relay = _Relay(job, on_done, on_failed, on_progress)
     _live.add(relay)
     if pool is None:
         workers.start(job)
     else:
-        pool.start(job)
+        pool.start(job, priority)
     return job
 
 
+# The ranks a person is waiting for go ahead of the other reads queued on the query thread (a
+# storyline for the detail panel, an Explain, the compared list): at 100k events each of those
+# is a query of its own, and a pin's new ranks used to wait behind them.
+URGENT = 1
+
+
 def run_query(path: str | Path, fn: Callable[[Any], Any], on_done: Callable[[Any], None],
-              on_failed: Callable[[str], None]) -> workers.Job:
-    """fn(memory) on the query thread's own read-only Memory."""
+              on_failed: Callable[[str], None], *, priority: int = 0) -> workers.Job:
+    """fn(memory) on the query thread's own read-only Memory (URGENT jumps the queue)."""
     return run_job(lambda progress, cancel: fn(thread_memory(path)), on_done, on_failed,
-                   pool=query_pool())
+                   pool=query_pool(), priority=priority)
 
 

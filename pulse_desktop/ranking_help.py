@@ -18,21 +18,24 @@ from pulse_desktop.numbers import sig
 from pulse_desktop.query_thread import run_query
 from pulse_desktop.style import CLASS_NAMES, DOMAIN_NAMES
 
-FORMULA = "score = relevance × recency × emotion × state × anchor × date"
+FORMULA = "score = relevance × recency × emotion × body day × anchor × date"
 
 # (term in the breakdown, plain name, one line)
 FACTORS = (
     ("relevance", "Relevance",
-     "how close the event's meaning (and, for the default scorer, its words) is to the "
-     "question, against this memory's typical match: 0 to 1."),
+     "how well the event answers the question. The default scorer adds up its meaning, the "
+     "words it shares with the question, what was said beside it, the events linked to it in "
+     "a chain (what led to it or came of it) and, when a mood and body are given, how closely "
+     "its feelings and body match the person's now (mood + body)."),
     ("recency_factor", "Recency",
      "fades with time at the pace of the event's belief class; a core wound's floor stops the "
      "fading, and no memory keeps less than α (half) of its relevance."),
     ("emotion", "Emotion",
      "above 1 when the event's feelings match the question's or the person's current mood."),
-    ("state", "State",
-     "above 1 when the event fits how the person is now: stress, sleep, heart rate, recent "
-     "life events."),
+    ("state", "Body day",
+     "above 1 when the event happened on a day like the person's today: a draining day for a "
+     "stressed, short-slept body, a restoring one for a rested body (stress, sleep, heart "
+     "rate, recent life events)."),
     ("anchor", "Anchor",
      "a small lift for an event the person marked as an anchor, when it is already a strong "
      "match."),

@@ -35,7 +35,7 @@ TERM_ORDER = ("relevance", "recency_factor", "emotion", "state", "anchor", "date
               "confidence_floor", "days_ago")
 EVENT_COLUMN_MAX = 300
 # score = relevance × these (ENGINE §3): headed "× recency" etc., so the table reads as the product
-FACTOR_LABELS = {"recency_factor": "× recency", "emotion": "× emotion", "state": "× state",
+FACTOR_LABELS = {"recency_factor": "× recency", "emotion": "× emotion", "state": "× body day",
                  "anchor": "× anchor", "date": "× date"}
 
 

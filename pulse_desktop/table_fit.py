@@ -106,17 +106,25 @@ class FitOnResize(QObject):
             model.rowsInserted.connect(self.fit)
 
     paused = False      # e.g. while a table shows every column and may scroll sideways
+    _stale = False      # rows changed while the table was out of sight: fit when shown
 
     def fit(self, *_args) -> None:
         if self.paused:
             return
         try:
+            if not self.table.isVisible() and self.table.window().isVisible():
+                # in a tab not shown: measuring its cells now is UI-thread time nobody sees
+                # (the Playground re-ranks after every pin); it fits when its tab is shown
+                self._stale = True
+                return
+            self._stale = False
             options = {k: (v() if callable(v) else v) for k, v in self.options.items()}
             fit_columns(self.table, self.stretch, **options)
         except RuntimeError:      # the table is being torn down (its model resets last)
             pass
 
     def eventFilter(self, obj, event) -> bool:
-        if event.type() == QEvent.Type.Resize:
+        kind = event.type()
+        if kind == QEvent.Type.Resize or (kind == QEvent.Type.Show and self._stale):
             self.fit()
         return False

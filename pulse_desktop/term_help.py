@@ -1,7 +1,8 @@
 """Plain-language explanations of every term in a retrieval breakdown (ENGINE §3), used as
 tooltips by the playground, the detail panel and anywhere a score is shown.
 
-score = relevance × recency_factor × emotion × state × anchor × date
+score = relevance × recency_factor × emotion × state × anchor × date (state is shown as
+"Body day": ENGINE's state factor)
 """
 
 from __future__ import annotations
@@ -9,10 +10,12 @@ from __future__ import annotations
 TERM_HELP: dict[str, str] = {
     "cosine": "Cosine similarity between the query's embedding and the event's embedding "
               "(−1..1): how close the two texts are in meaning.",
-    "relevance": "The cosine rescaled against this memory's typical match (median → 0, best "
-                 "→ 1) and clipped at 0, so relevance is comparable across queries. The pulse "
-                 "scorer mixes the dense and the keyword (BM25) channels and adds the context "
-                 "of the message said next to it.",
+    "relevance": "How well the event answers the question. Meaning only: the cosine rescaled "
+                 "against this memory's typical match (median → 0, best → 1), clipped at 0. "
+                 "The default scorer (pulse) adds up five parts: meaning (w × dense), shared "
+                 "words ((1 − w) × BM25), what was said beside it (λ × context), linked events "
+                 "(μ × chain context) and how closely it matches the person's mood and body "
+                 "now (κ × state match).",
     "days_ago": "How many days before “now” the event happened.",
     "lambda": "λ, the decay rate per day of the event's belief class (axioms never decay; "
               "hypotheses fade fastest). Anchored events (user flag) decay at most 0.001/day.",
@@ -26,8 +29,11 @@ TERM_HELP: dict[str, str] = {
     "recency_factor": "α + (1 − α) × recency_eff: the time multiplier, between α and 1.",
     "emotion": "Emotion boost (pulse, dense): 1 + β × emotional similarity between the query's or the "
                "mood's emotions and the event's, when the emotion gate is open; else 1.",
-    "state": "State boost (pulse, dense): 1 + γ × how well the event fits the user's current state "
-             "(stress, sleep, HRV, recent life events); 1 when no state is given.",
+    "state": "Body-day boost (pulse, dense; ENGINE's state factor): 1 + γ × fit — above 1 "
+             "when the event happened on a day like the person's today: a draining day for a "
+             "stressed, short-slept body, a restoring one for a rested body (stress, sleep, "
+             "HRV, recent life events); 1 when no body state is given. Not the mood + body "
+             "part of relevance, which is how closely the event's own feelings and body match.",
     "anchor": "Anchor boost (pulse, dense): a small lift for user-flagged anchor events that are among "
               "the top candidates; else 1.",
     "date": "Date boost (pulse, dense): when the query names a time (“last month”), events "
@@ -36,11 +42,28 @@ TERM_HELP: dict[str, str] = {
     "bm25": "pulse only: the raw BM25 keyword score of the event for the query's words.",
     "bm25_norm": "pulse only: BM25 divided by the best BM25 of this query (0..1).",
     "fusion_dense_weight": "pulse only: the weight of the dense channel in the mix "
-                           "(relevance = w × dense + (1 − w) × bm25_norm + λ × context).",
+                           "(relevance = w × dense + (1 − w) × bm25_norm + λ × context "
+                           "+ μ × chain context + κ × state match).",
     "context_relevance": "pulse only: the mixed relevance of the message said just before or "
                          "after this one (within an hour): an answer carries its question's "
                          "words.",
     "context_weight": "pulse only: λ, the share of that neighbour's relevance an event gains.",
+    "chain_context": "pulse only: the relevance (meaning, words, mood + body) of the best of the "
+                     "events directly linked to this one in a chain — what led to it or came of "
+                     "it. A moment's cause or consequence says what it meant.",
+    "chain_context_weight": "pulse only: μ, the share of a linked event's relevance this event "
+                            "gains (relevance += μ × chain context).",
+    "state_relevance": "pulse, with a body state given: body match × mood match — how closely "
+                       "the event's day and feelings match how the person is now (0..1). "
+                       "Relevance gains κ × this: the mood + body part.",
+    "body_similarity": "How close the event's body signals (stress, sleep, heart-rate "
+                       "variability and their trends) are to the person's now (0..1). An event "
+                       "without its own uses the nearest day within a week that has them, "
+                       "counted at 0.75.",
+    "mood_similarity": "How close the event's feelings are to the mood given (0..1; 1 when no "
+                       "mood is given).",
+    "state_weight": "pulse only: κ, how much the mood + body match adds to relevance "
+                    "(relevance += κ × state match).",
     "via_chain": "Chain mode: the event came with the story as a cause of the best match, "
                  "not because the query ranked it.",
     "base": "relevance × recency_factor: the score before the mood, body, anchor and date "
@@ -58,7 +81,7 @@ TERM_NAMES: dict[str, tuple[str, str]] = {
     "relevance": ("Relevance", "relevance"),
     "recency_factor": ("Recency", "recency_factor = α + (1 − α)·recency_eff"),
     "emotion": ("Emotion", "1 + β·similarity"),
-    "state": ("State", "1 + γ·fit"),
+    "state": ("Body day", "state = 1 + γ·fit"),
     "anchor": ("Anchor", "1 + δ_anchor"),
     "date": ("Date", "1 + δ_date·nearness"),
     "cosine": ("Closeness", "cosine"),
@@ -68,6 +91,12 @@ TERM_NAMES: dict[str, tuple[str, str]] = {
     "context_relevance": ("Said beside it", "context_relevance"),
     "fusion_dense_weight": ("Meaning share", "w"),
     "context_weight": ("Beside-it share", "λ_context"),
+    "chain_context": ("Linked events", "chain_context"),
+    "chain_context_weight": ("Linked share", "μ"),
+    "state_relevance": ("Mood + body match", "state_relevance = body × mood"),
+    "body_similarity": ("Body match", "body_similarity"),
+    "mood_similarity": ("Mood match", "mood_similarity"),
+    "state_weight": ("Mood + body share", "κ"),
     "days_ago": ("Days ago", "days_ago"),
     "lambda": ("Fades per day", "λ"),
     "recency": ("Freshness", "recency = exp(−λ·days_ago)"),

@@ -54,3 +54,49 @@ def run_write(session: Any, fn: Callable[[Any], dict[str, Any]],
         on_failed(text)
 
     return run_job(work, done, failed, pool=write_pool())
+
+
+def write_beliefs(session: Any, items: list[tuple[str, int]], fields: dict[str, Any] | None,
+                  label: str, *, pin: bool = False,
+                  refused_now: Callable[[str], None],
+                  on_done: Callable[[], None] | None = None,
+                  on_failed: Callable[[str], None] | None = None) -> bool:
+    """One undoable belief edit over events and/or facts ((kind, id) pairs), written on the
+    writer thread — the Beliefs table's editors, its bulk menus, the Floor… dialog and the
+    navigator's menus all come here. False (and refused_now(text)) when it is refused at once:
+    the memory is read-only, or, with no other write in flight, the rows as they are now break
+    a rule (reads only). Else True: on the UI thread later, either the undo step is pushed, the
+    status bar says `label` and on_done() runs, or on_failed(text) runs (the writer met a
+    refusal: an earlier edit still in flight changed the row; nothing was written)."""
+    from core.errors import PulseError
+    from pulse_desktop.undo_commands import apply_edit, check_edit, push_applied
+
+    if session.read_only:
+        refused_now(session.read_only_reason or "This memory is open read-only.")
+        return False
+    items = [(str(k), int(i)) for k, i in items]
+    if not items:
+        return False
+    if not session.writes_in_flight:
+        # With nothing in flight the rows read now are the rows the writer will see: a
+        # refusal is said at once (the writer checks again as it writes).
+        try:
+            check_edit(session.require(), items, fields, pin=pin)
+        except PulseError as exc:
+            refused_now(str(exc))
+            return False
+    path = session.path
+
+    def done(result: dict[str, Any]) -> None:
+        if session.path == path:      # (not another memory opened meanwhile)
+            push_applied(session, result["applied"], fields, label, pin=pin)
+            session.message.emit(label)
+        if on_done is not None:
+            on_done()
+
+    def failed(text: str) -> None:
+        if on_failed is not None:
+            on_failed(text)
+
+    run_write(session, lambda memory: apply_edit(memory, items, fields, pin=pin), done, failed)
+    return True

@@ -266,7 +266,7 @@ def test_help_how_pulse_ranks_memories(qtbot, window):
     assert page.isVisible()
     text = page.text()
     assert "score = " in text.lower() or "=" in text.splitlines()[2]
-    for factor in ("Relevance", "Recency", "Emotion", "State", "Anchor", "Date"):
+    for factor in ("Relevance", "Recency", "Emotion", "Body day", "Anchor", "Date"):
         assert re.search(rf"^{factor}\s", text, re.M), factor
     example = ready[0]["explained"]["result"]
     assert "An example from this memory" in text

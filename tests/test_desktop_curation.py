@@ -223,6 +223,7 @@ def test_bulk_actions_on_a_navigator_selection(qtbot, window):
     before = window.session.memory.digest()
     select_rows(nav.event_view, nav.events, ids)
     assert nav.bulk_events({"belief_class": "user_model"}, "Set class")
+    assert window.session.writes_in_flight == 1            # sent to the writer thread
     assert nav.bulk_events({"domain": "meta_authorial"}, "Move")
     assert nav.bulk_events({"archivable": 0}, "Pin")
     floor = nav.event_menu()
@@ -233,6 +234,12 @@ def test_bulk_actions_on_a_navigator_selection(qtbot, window):
     assert dialog.spin.value() == pytest.approx(current)      # starts at the current value
     dialog.spin.setValue(0.4)
     ok(qtbot, dialog)
+    # the menus and the Floor… dialog write on the writer thread, in order
+    qtbot.waitUntil(lambda: window.session.writes_in_flight == 0, timeout=20_000)
+    # (offscreen, activation goes back to the closed dialog once events run: Ctrl+Z then
+    # reaches no window; a window manager gives it to the main window)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=5000)
     rows = [tuple(one(window, "SELECT belief_class, domain, archivable, confidence_floor FROM"
                               " events WHERE id = ?", i)) for i in ids]
     assert rows == [("user_model", "meta_authorial", 0, 0.4)] * 3
@@ -261,6 +268,7 @@ def test_floor_dialog_shows_the_axiom_invariant(qtbot, window):
     assert not dialog.ok.isEnabled() and "can't go below" in dialog.warning.text()
     dialog.spin.setValue(0.9)
     QTest.keyClick(dialog.spin, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.session.writes_in_flight == 0, timeout=20_000)
     assert window.session.memory.event(axiom)["confidence_floor"] == pytest.approx(0.9)
 
 

@@ -195,7 +195,12 @@ def test_domains_and_explain_unranked(qtbot, view, session):
 def test_factor_bars_add_up_to_the_score_on_one_log_scale(qtbot, view):
     import math
 
-    from pulse_desktop.playground_results import LOG_FLOOR, factor_pieces, relevance_channels
+    from pulse_desktop.playground_results import (
+        CHANNEL_NAMES,
+        LOG_FLOOR,
+        factor_pieces,
+        relevance_channels,
+    )
 
     view.query_edit.setText("the day papa left")
     view.set_state({"mood_vector": {"shame": 0.9}})
@@ -204,8 +209,9 @@ def test_factor_bars_add_up_to_the_score_on_one_log_scale(qtbot, view):
     for r in out["results"]:
         pieces = factor_pieces(r)
         t = r["terms"]
-        # relevance runs from the floor of the shared axis, split into its channels
-        channels = [p for p in pieces if p.name in ("meaning", "words", "beside")]
+        # relevance runs from the floor of the shared axis, split into the parts that add
+        # up to it (meaning, words, beside, linked, mood + body)
+        channels = [p for p in pieces if p.name in CHANNEL_NAMES]
         assert channels and channels[0].start == math.log10(LOG_FLOOR)
         assert channels[-1].end == pytest.approx(math.log10(t["relevance"]))
         assert sum(v for _n, v in relevance_channels(t)) == pytest.approx(t["relevance"])
@@ -232,7 +238,7 @@ def test_plain_names_and_short_numbers(qtbot, view):
     model = view.model
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
     assert not any("_" in h for h in headers), headers
-    assert {"Relevance", "Recency", "Emotion", "State", "Anchor", "Date"} <= set(headers)
+    assert {"Relevance", "Recency", "Emotion", "Body day", "Anchor", "Date"} <= set(headers)
     tips = {h: model.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
             for c, h in enumerate(headers)}
     assert "α" in tips["Recency"] and "λ" in tips["Fades per day"]
@@ -367,3 +373,110 @@ def test_no_memory_open(qtbot):
     v.query_edit.setText("x")
     with qtbot.waitSignal(v.failed, timeout=1000):
         v.run_query()
+
+
+def engine_results(session, query: str, options: dict) -> dict[int, dict]:
+    """The engine's own ranking for the same question and options (a separate Memory)."""
+    from core.memory import Memory
+
+    memory = Memory.open(session.path, read_only=True)
+    try:
+        out = memory.retrieve(query, **options)
+    finally:
+        memory.close()
+    return {int(r["id"]): r for r in out["results"]}
+
+
+def shown_parts(view, row: int) -> tuple[dict[str, float], str]:
+    """What the list shows for a row: its bar's relevance pieces (name → value) and its
+    tooltip."""
+    from pulse_desktop.playground_results import CHANNEL_NAMES, factor_pieces
+
+    why = view.model.index(row, view.model.column_of("why"))
+    result = why.data(Qt.ItemDataRole.UserRole + 2)
+    pieces = {p.name: p.value for p in factor_pieces(result) if p.name in CHANNEL_NAMES}
+    return pieces, why.data(Qt.ItemDataRole.ToolTipRole)
+
+
+def test_breakdown_shows_the_mood_body_part_as_the_engine_has_it(qtbot, view, session):
+    """A question asked in a mood and a body: every result's relevance is shown as the parts
+    that add up to it, the mood + body part (κ × body match × mood match) among them, with the
+    engine's own values; the factors still multiply to the score."""
+    import math
+
+    from pulse_desktop.playground_results import FACTORS, relevance_parts
+
+    state = {k: v for k, v in STATE.items() if k != "recent_life_events_7d"}
+    view.query_edit.setText("I can't sleep and my heart is racing")
+    view.set_state(state)
+    out = run(qtbot, view)
+    options = view.request_options()
+    engine = engine_results(session, "I can't sleep and my heart is racing", options)
+    assert [r["id"] for r in out["results"]] == list(engine)
+    with_state = 0
+    for row, r in enumerate(out["results"]):
+        t = engine[int(r["id"])]["terms"]
+        assert r["terms"] == t                      # the view holds the engine's breakdown
+        parts = dict(relevance_parts(r["terms"]))
+        assert set(parts) == {"meaning", "words", "beside", "linked", "mood_body"}
+        assert parts["mood_body"] == pytest.approx(
+            t["state_weight"] * t["body_similarity"] * t["mood_similarity"], abs=1e-12)
+        assert parts["mood_body"] == pytest.approx(t["state_weight"] * t["state_relevance"],
+                                                   abs=1e-12)
+        assert parts["linked"] == pytest.approx(
+            t["chain_context_weight"] * t["chain_context"], abs=1e-12)
+        # the parts add up to relevance, the factors multiply to the score
+        assert sum(parts.values()) == pytest.approx(t["relevance"], abs=1e-9)
+        assert math.prod(t[f] for f in FACTORS) == pytest.approx(r["score"], rel=1e-9)
+        pieces, tip = shown_parts(view, row)
+        if t["state_relevance"] > 0:
+            with_state += 1
+            assert pieces["mood_body"] == pytest.approx(t["state_weight"] * t["state_relevance"])
+            assert f"mood + body now {sig(parts['mood_body'])}" in tip
+            assert f"body match {sig(t['body_similarity'])}" in tip
+            assert f"mood match {sig(t['mood_similarity'])}" in tip
+        assert sum(pieces.values()) == pytest.approx(t["relevance"], abs=1e-9)
+    assert with_state >= 5, "the state channel moved too few results on the demo"
+    # Explain shows the same parts under the product
+    first = out["results"][0]
+    with qtbot.waitSignal(view.explained, timeout=120_000):
+        view.explain_edit.setText(str(first["key"]))
+        view.explain_event()
+    parts_text = view.explain.parts.text()
+    assert view.explain.parts.isVisibleTo(view)
+    assert parts_text.startswith(f"relevance&nbsp;{sig(first['terms']['relevance'])} = ")
+    assert f"mood + body now&nbsp;{sig(dict(relevance_parts(first['terms']))['mood_body'])}" \
+        in parts_text
+    names = [view.explain.terms.item(i, 0).text() for i in range(view.explain.terms.rowCount())]
+    assert {"Mood + body match", "Body match", "Mood match", "Mood + body share",
+            "Linked events", "Linked share"} <= set(names)
+
+
+def test_breakdown_shows_the_chain_part_as_the_engine_has_it(qtbot, view, session):
+    """In chain mode the linked part (μ × the best relevance of a directly linked event) is
+    shown for every result that has a link, with the engine's values, and a cause brought by
+    the chain is still shown with parts that add up to its relevance."""
+    view.query_edit.setText("feeling abandoned")
+    view.chain_check.setChecked(True)
+    out = run(qtbot, view)
+    engine = engine_results(session, "feeling abandoned", view.request_options())
+    assert [r["id"] for r in out["results"]] == list(engine)
+    linked = 0
+    for row, r in enumerate(out["results"]):
+        t = engine[int(r["id"])]["terms"]
+        pieces, tip = shown_parts(view, row)
+        if t["chain_context"] > 0:
+            linked += 1
+            part = t["chain_context_weight"] * t["chain_context"]
+            assert pieces["linked"] == pytest.approx(part, abs=1e-12)
+            assert f"linked (what led to it or came of it) {sig(part)}" in tip
+            assert f"the best relevance of a linked event {sig(t['chain_context'])}" in tip
+        else:
+            assert "linked" not in pieces
+        assert "mood_body" not in pieces          # no state given: no mood + body part
+        if t["relevance"] > 0:
+            assert sum(pieces.values()) == pytest.approx(t["relevance"], abs=1e-9)
+    assert linked >= 5 and any(r.get("via_chain") for r in out["results"])
+    header = view.model.headerData(view.model.column_of("why"), Qt.Orientation.Horizontal,
+                                   Qt.ItemDataRole.ToolTipRole)
+    assert "linked" in header and "mood + body" in header

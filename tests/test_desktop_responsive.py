@@ -239,10 +239,44 @@ def test_a_rerun_shows_the_chosen_list_first_then_the_compared_one(qtbot, sessio
     with qtbot.waitSignal(playground.resultsReady, timeout=60_000):
         assert beliefs.pin_selected()
     assert playground.output["scorer"] == "pulse"
-    qtbot.waitUntil(lambda: not playground._in_flight, timeout=60_000)
+    assert playground.compare_output is old_compare and playground.compare_pending
+    assert not playground._in_flight       # a next change would be ranked at once
+    qtbot.waitUntil(lambda: not playground.compare_pending, timeout=60_000)
     new_compare = playground.compare_output
     assert new_compare is not old_compare and new_compare["scorer"] == "dense"
     score = {int(r["id"]): r["score"] for r in new_compare["results"]}
     before = {int(r["id"]): r["score"] for r in old_compare["results"]}
     assert score[target] > before[target]         # the compared list holds the pin too
     assert not playground.show_main.isHidden() and not playground.show_other.isHidden()
+
+
+def test_an_urgent_query_goes_ahead_of_the_queued_ones(qtbot, session):
+    """The Playground's re-rank (URGENT) starts before reads queued earlier on the query
+    thread (a storyline, an Explain, the compared list)."""
+    import threading
+
+    from pulse_desktop.query_thread import URGENT, run_query
+
+    gate, started = threading.Event(), threading.Event()
+    order: list[str] = []
+
+    def job(name: str):
+        def work(_memory):
+            if name == "running":
+                started.set()
+                gate.wait(30)
+            order.append(name)
+            return name
+        return work
+
+    finished: list[str] = []
+    for name, priority in (("running", 0), ("storyline", 0), ("compared", 0),
+                           ("re-rank", URGENT)):
+        run_query(session.path, job(name), finished.append, finished.append,
+                  priority=priority)
+        if name == "running":
+            assert started.wait(60)          # the thread is busy: the rest wait in its queue
+    gate.set()
+    qtbot.waitUntil(lambda: len(finished) == 4, timeout=30_000)
+    assert order[0] == "running" and order[1] == "re-rank"
+    assert order[2:] == ["storyline", "compared"]

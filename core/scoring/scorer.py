@@ -30,6 +30,7 @@ from core.scoring.dense import DenseScores
 from core.scoring.evidence import Evidence, abstain_reason
 from core.scoring.index import DOMAIN_CODES, EventIndex, IndexCache
 from core.scoring.lexical import TermCounts, bm25_search, term_coverage
+from core.scoring.lexical_hits import LexicalHits
 from core.scoring.postings import PostingsCache
 from core.scoring.results import envelope, format_iso, results
 from core.scoring.settings import DEFAULT_SETTINGS, ScorerSettings
@@ -305,7 +306,7 @@ class Scorer:
 
     # -- ranking -------------------------------------------------------------------------
 
-    def _candidates(self, ctx: _Context) -> tuple[np.ndarray, dict[int, dict[str, float]]]:
+    def _candidates(self, ctx: _Context) -> tuple[np.ndarray, LexicalHits]:
         """Index rows to score, and any extra per-row terms (pulse's lexical channel)."""
         settings = ctx.request.settings
         n_keep = max(settings.candidates_min, settings.candidates_per_k * ctx.request.top_k)
@@ -314,18 +315,10 @@ class Scorer:
         dense = _top_rows(ctx.cos, settled[1] if settled and settled[0] == n_keep else rows,
                           ctx.index.ids, n_keep)
         if ctx.request.scorer != "pulse":
-            return dense, {}
+            return dense, LexicalHits.none()
         lexical = self._bm25_search(ctx.request.query, n_keep, ctx.request.domains)
-        extra: dict[int, dict[str, float]] = {}
-        best = lexical[0][1] if lexical else 0.0
-        lex_rows = []
-        for event_id, score in lexical:
-            pos = ctx.index.position(event_id)
-            if pos is None:
-                continue  # no vector of this model: cannot be placed on the dense scale
-            lex_rows.append(pos)
-            extra[pos] = {"bm25": score, "bm25_norm": score / best if best > 0 else 0.0}
-        merged = np.union1d(dense, np.array(lex_rows, dtype=np.int64))
+        extra = LexicalHits.placed(lexical, ctx.index.ids, ctx.index.live)
+        merged = np.union1d(dense, extra.rows)
         if ctx.body_sim is not None and settings.state_candidates > 0:
             # the events lived in the same body and mood join, whatever their words
             state = np.zeros(len(ctx.index))
@@ -359,15 +352,15 @@ class Scorer:
         nxt = np.where((nxt >= 0) & ctx.allowed[np.maximum(nxt, 0)], nxt, -1)
         return prev, nxt
 
-    def _fused(self, ctx: _Context, rows: np.ndarray, extra: dict[int, dict[str, float]],
+    def _fused(self, ctx: _Context, rows: np.ndarray, extra: LexicalHits,
                w: float | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(w·dense relevance + (1−w)·bm25_norm, dense relevance) of rows."""
         dense = ctx.relevance(rows)
         w = ctx.request.settings.hybrid_dense_weight if w is None else w
-        lex = np.array([extra.get(int(r), {}).get("bm25_norm", 0.0) for r in rows])
+        lex = extra.norm_of(rows)
         return w * dense + (1.0 - w) * lex, dense
 
-    def _relevance(self, ctx: _Context, rows: np.ndarray, extra: dict[int, dict[str, float]]
+    def _relevance(self, ctx: _Context, rows: np.ndarray, extra: LexicalHits
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(relevance, dense relevance, context relevance, chain context) of rows. pulse fuses
         the lexical channel in, adds context_weight × the fused relevance of the best
@@ -396,7 +389,7 @@ class Scorer:
                 + state, dense, context, chain)
 
     def _chain_context(self, ctx: _Context, rows: np.ndarray,
-                       extra: dict[int, dict[str, float]]) -> np.ndarray:
+                       extra: LexicalHits) -> np.ndarray:
         """Per row: the best own relevance (fused + state channel) of its direct chain
         parents and children (0 for a row without links)."""
         linked = self._chain_links(ctx, rows)
@@ -470,12 +463,7 @@ class Scorer:
                    "state": state, "anchor": anchor, "date": date, "base": base,
                    "median_cosine": ctx.median, "max_cosine": ctx.c_max}
         if request.scorer == "pulse":
-            bm25 = np.zeros(rows.shape[0])
-            bm25_norm = np.zeros(rows.shape[0])
-            for i, r in enumerate(rows.tolist()):
-                lex = extra.get(r)
-                if lex is not None:
-                    bm25[i], bm25_norm[i] = lex["bm25"], lex["bm25_norm"]
+            bm25, bm25_norm = extra.bm25_of(rows), extra.norm_of(rows)
             columns.update(dense_relevance=dense_rel, bm25=bm25, bm25_norm=bm25_norm,
                            fusion_dense_weight=settings.hybrid_dense_weight,
                            context_relevance=context, context_weight=settings.context_weight)

@@ -448,3 +448,32 @@ def test_an_encrypted_memory_keeps_its_snapshot_encrypted(tmp_path, path, monkey
         with Memory.open(target, passphrase=passphrase) as memory:
             answers(memory, [{"query": "work"}])
             assert memory.scorer._indexes.snapshot_loads == 1
+
+
+@pytest.mark.parametrize("last_block_rows", [1, 5])
+def test_a_snapshot_of_several_int8_blocks_is_read_block_by_block(path, monkeypatch,
+                                                                   last_block_rows) -> None:
+    """Blocks of a few rows (the shipped ones hold 16,384), the last one partly used — one row,
+    or a few: every codes chunk passes its size check, so the cold start is the snapshot's,
+    and it answers as a full load does."""
+    from core.scoring import quantised
+
+    monkeypatch.setattr(index_module, "QUANTISE_ROWS", 0)
+    monkeypatch.setattr(index_module, "FLOAT_ROWS", 0)
+    with Memory.open(path, read_only=True) as memory:
+        rows = len(load_index(memory.conn, memory.embedding_model))
+    block = next(b for b in range(16, rows) if rows % b == last_block_rows)
+    monkeypatch.setattr(quantised, "BLOCK", block)
+    monkeypatch.setattr(snapshot, "BLOCK", block)
+    saved(path)
+    with Memory.open(path) as memory:
+        cold = answers(memory)
+        cache = memory.scorer._indexes
+        assert (cache.snapshot_loads, cache.full_loads) == (1, 0)
+        index = cache.get(memory.conn, memory.embedding_model)
+        assert len(index.codes.blocks) > rows // block >= 1     # capacity may hold spare ones
+        with transaction(memory.conn):
+            snapshot.drop(memory.conn)
+    with Memory.open(path) as memory:          # no snapshot now: a full load
+        assert answers(memory) == cold
+        assert memory.scorer._indexes.full_loads == 1

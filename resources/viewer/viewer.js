@@ -273,7 +273,12 @@
   // -- first draw ----------------------------------------------------------------------------
   var physicsOn = false;
   network.once("afterDrawing", function () {
-    if (!viewer.initFitted) fitGraph();  // the whole graph, clear of the legend
+    if (!viewer.initFitted) {
+      fitGraph();                          // the whole graph, clear of the legend
+      // the names are laid out by this same drawing, after this handler: fit again once their
+      // widths are known, so a long name centred on a node near the legend clears it too
+      setTimeout(function () { if (!viewer.initFitted && lastLabels.length) fitGraph(); }, 0);
+    }
     viewer.drawnAt = performance.now();
     viewer.timings.drawn = viewer.drawnAt;
     viewer.ready = true;
@@ -578,6 +583,13 @@
         var covered = pts.some(function (p) {
           var x = (p.x - c.x) * s + W / 2, y = (p.y - c.y) * s + H / 2;
           return x > zone.left && x < zone.right && y > zone.top && y < zone.bottom;
+        }) || lastLabels.some(function (l) {   // a long name centred on its node reaches far
+          var b = network.body.nodes[l.id];
+          if (!b) return false;
+          var x = (b.x - c.x) * s + W / 2, y = (b.y - c.y) * s + H / 2;
+          var below = y + (b.options.size || 8) * s + 2;
+          return x + l.w / 2 > lr.left - cr.left - 4 && x - l.w / 2 < lr.right - cr.left + 4 &&
+                 below + l.h > lr.top - cr.top - 4 && below < lr.bottom - cr.top;
         });
         view = { scale: s, c: c };
         if (!covered) break;

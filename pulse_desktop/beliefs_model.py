@@ -22,7 +22,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QFont
 
 from core.beliefs import BELIEF_CLASSES, DOMAINS, PROVENANCES
 from pulse_desktop.qt_roles import (
@@ -38,6 +38,7 @@ from pulse_desktop.qt_roles import (
     TOOLTIP,
     UNCHECKED,
     USER,
+    brush,
 )
 from pulse_desktop.session import MemorySession
 from pulse_desktop.style import CLASS_COLORS, CLASS_NAMES, DOMAIN_COLORS, DOMAIN_NAMES
@@ -71,15 +72,7 @@ TS_ROLE = USER + 3
 _ROLES_ANSWERED = frozenset({DISPLAY, EDIT, TOOLTIP, FONT, ALIGNMENT, FOREGROUND, CHECK_STATE,
                              ACCESSIBLE, SORT_ROLE, ID_ROLE, TS_ROLE})
 _NO_FLAGS = Qt.ItemFlag.NoItemFlags
-_BRUSHES: dict[str, QBrush] = {}
 _FONTS: dict[str, QFont] = {}
-
-
-def _brush(colour: str) -> QBrush:
-    brush = _BRUSHES.get(colour)
-    if brush is None:
-        brush = _BRUSHES[colour] = QBrush(QColor(colour))
-    return brush
 
 
 def _font(kind: str) -> QFont:
@@ -212,10 +205,10 @@ class BeliefsModel(QAbstractTableModel):
         is_event = row["kind"] == "event"
         if role == FOREGROUND:
             if col == COL_CLASS:
-                return _brush(CLASS_COLORS.get(row["belief_class"], "#1f2733"))
+                return brush(CLASS_COLORS.get(row["belief_class"], "#1f2733"))
             if col == COL_DOMAIN:
-                return _brush(DOMAIN_COLORS.get(row["domain"], "#1f2733"))
-            return None if is_event else _brush("#6b7585")
+                return brush(DOMAIN_COLORS.get(row["domain"], "#1f2733"))
+            return None if is_event else brush("#6b7585")
         if role == CHECK_STATE:
             if col == COL_PINNED:
                 return UNCHECKED if row["archivable"] else CHECKED
@@ -443,7 +436,7 @@ class BeliefsFilter(QSortFilterProxyModel):
     def set_text(self, text: str) -> None:
         self._refilter(lambda: setattr(self, "text", text.strip().lower()))
 
-    def set_brush(self, start: str | None, end: str | None) -> None:
+    def setbrush(self, start: str | None, end: str | None) -> None:
         self._refilter(lambda: setattr(self, "brush", (start, end)))
 
     def set_show_facts(self, on: bool) -> None:

@@ -36,6 +36,7 @@ from pulse_desktop.qt_roles import (
     FOREGROUND,
     TOOLTIP,
     USER,
+    brush,
 )
 from pulse_desktop.style import DOMAIN_NAMES, class_name, ink_on
 from pulse_desktop.term_help import term_name, term_tooltip
@@ -69,14 +70,6 @@ RAW_ROLE = USER + 1      # the untouched value of a cell
 RESULT_ROLE = USER + 2   # the whole result dict (for the bar delegate)
 _ROLES_ANSWERED = frozenset({DISPLAY, ALIGNMENT, FOREGROUND, FONT, RAW_ROLE, RESULT_ROLE, TOOLTIP,
                              ACCESSIBLE})
-_BRUSHES: dict[str, QBrush] = {}
-
-
-def _brush(colour: str) -> QBrush:
-    brush = _BRUSHES.get(colour)
-    if brush is None:
-        brush = _BRUSHES[colour] = QBrush(QColor(colour))
-    return brush
 
 
 def _log(value: float) -> float:
@@ -295,15 +288,15 @@ class ResultsModel(QAbstractTableModel):
             if name == "change":
                 text, delta = self.rank_change(row)
                 if text == "new" or (delta or 0) > 0:
-                    return _brush("#2e7d32")
+                    return brush("#2e7d32")
                 if (delta or 0) < 0:
-                    return _brush("#c62828")
+                    return brush("#c62828")
             if name in BOOSTS or name == "recency_factor":
                 value = r.get("terms", {}).get(name)
                 if isinstance(value, (int, float)) and abs(value - 1.0) < 1e-12:
-                    return _brush("#b3bac6")        # neutral: faded
+                    return brush("#b3bac6")        # neutral: faded
             if name == "event" and r.get("via_chain"):
-                return _brush("#6b5a2e")
+                return brush("#6b5a2e")
             return None
         if role == FONT:
             if name == "event" and r.get("via_chain"):

@@ -10,6 +10,7 @@ events (bench/desktop_responsiveness.py). Models compare the role (an int) with 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor
 
 _R = Qt.ItemDataRole
 DISPLAY = int(_R.DisplayRole.value)
@@ -31,3 +32,14 @@ ALIGN_CENTER = int(_A.AlignCenter.value)
 
 CHECKED = Qt.CheckState.Checked
 UNCHECKED = Qt.CheckState.Unchecked
+
+
+_BRUSHES: dict[str, QBrush] = {}
+
+
+def brush(colour: str) -> QBrush:
+    """The brush of a colour, made once: a model's data() answers ForegroundRole per cell."""
+    out = _BRUSHES.get(colour)
+    if out is None:
+        out = _BRUSHES[colour] = QBrush(QColor(colour))
+    return out

@@ -436,7 +436,7 @@ class BeliefsFilter(QSortFilterProxyModel):
     def set_text(self, text: str) -> None:
         self._refilter(lambda: setattr(self, "text", text.strip().lower()))
 
-    def setbrush(self, start: str | None, end: str | None) -> None:
+    def set_brush(self, start: str | None, end: str | None) -> None:
         self._refilter(lambda: setattr(self, "brush", (start, end)))
 
     def set_show_facts(self, on: bool) -> None:

@@ -205,11 +205,9 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
 
         return get_embedder(self.embedding_model)
 
-    def embed_texts(self, texts: list[str], progress: ProgressFn | None = None, *,
-                    embedder: Any = None) -> list[records.Vector]:
-        """Passage vectors. `embedder` (this memory's, from embedder()) lets another thread
-        embed: resolving it reads the memory's settings, which only the opening thread may."""
-        embedder = embedder or self.embedder()
+    def embed_texts(self, texts: list[str], progress: ProgressFn | None = None
+                    ) -> list[records.Vector]:
+        embedder = self.embedder()
         matrix = embedder.embed_passages(texts, progress=progress) if texts else np.zeros((0, 0))
         return [records.Vector(embedder.name, np.asarray(row, dtype=np.float32)) for row in matrix]
 

@@ -57,7 +57,6 @@ from core.ingest.merges import (  # noqa: E402,F401
     resolve_merge_proposal,
     salience_of,
 )
-from core.ingest.overlap import embed_beside_writing, prepared_parts  # noqa: E402
 from core.ingest.pool import PoolLinks  # noqa: E402
 from core.ingest.store_view import (  # noqa: E402,F401
     PROPOSE_AT,
@@ -181,11 +180,6 @@ class Writer(PoolLinks):
     def prepare_offline(self, items: Sequence[tuple[formats.Message, int]]) -> list[Prepared]:
         """Decompose and extract a batch; one tag call for sentences, one embed call for all
         segments of the batch."""
-        return self.finish(items, self.extract_offline(items))
-
-    def extract_offline(self, items: Sequence[tuple[formats.Message, int]]) -> list[Extraction]:
-        """The batch's extractions (reads what the writer knows: the people and fictional
-        names written so far)."""
         known = {row.name for row in self.store.entities.values() if row.kind == "person"}
         sent_lists = []
         for msg, _ in items:
@@ -211,13 +205,10 @@ class Writer(PoolLinks):
                                          context=msg.context.text if msg.context else "",
                                          common=self.common)
             extractions.append(ex)
-        return extractions
+        return self.finish(items, extractions)
 
     def finish(self, items: Sequence[tuple[formats.Message, int]],
-               extractions: Sequence[Extraction], *, embedder: Any = None) -> list[Prepared]:
-        """Texts, vectors and emotions of extracted items. Touches neither the memory file nor
-        the writer's view of it, so it may run on another thread (with `embedder` resolved
-        beforehand: see Memory.embed_texts)."""
+               extractions: Sequence[Extraction]) -> list[Prepared]:
         titles, descs, owners = [], [], []
         for i, ((msg, _), ex) in enumerate(zip(items, extractions)):
             for seg in ex.segments:
@@ -231,7 +222,7 @@ class Writer(PoolLinks):
                 descs.append(d)
                 owners.append(i)
         texts = [records.embedding_text(t, d) for t, d in zip(titles, descs)]
-        vectors = self.memory.embed_texts(texts, embedder=embedder) if texts else []
+        vectors = self.memory.embed_texts(texts) if texts else []
         emotions = self.memory.tag_texts(texts) if texts else []
         out = [Prepared(msg, version, ex, [], [], [], []) for (msg, version), ex
                in zip(items, extractions)]
@@ -613,89 +604,82 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
     from core.privacy.gate import PolicyGate
 
     gate = PolicyGate(memory)
-    overlap = embed_beside_writing(memory) if runner is None else None
-    try:
-        for path, kind, messages in parsed:
-            if cancelled:
-                results.append({"file": str(path), "format": kind, "cancelled": True})
-                continue
-            if kind == "corpus":
-                summary = memory.import_corpus(path)
-                results.append({"file": str(path), **summary})
-                continue
-            counts = Counts()
-            writer = Writer(memory, actor="import" if runner is None else runner.actor,
-                            captured_at=captured_at)
-            writer.candidates, writer.assistants, writer.common = candidates, assistants, common
-            pending: list[tuple[formats.Message, int]] = []
+    for path, kind, messages in parsed:
+        if cancelled:
+            results.append({"file": str(path), "format": kind, "cancelled": True})
+            continue
+        if kind == "corpus":
+            summary = memory.import_corpus(path)
+            results.append({"file": str(path), **summary})
+            continue
+        counts = Counts()
+        writer = Writer(memory, actor="import" if runner is None else runner.actor,
+                        captured_at=captured_at)
+        writer.candidates, writer.assistants, writer.common = candidates, assistants, common
+        pending: list[tuple[formats.Message, int]] = []
 
-            def flush() -> bool:
-                nonlocal done
-                if not pending:
-                    return True
-                if runner is not None:
-                    ok = runner.run(writer, pending, counts, progress=lambda: tick(),
-                                    cancel=cancel)
-                    pending.clear()
-                    return ok
-                stopped = False
-                with transaction(memory.conn):
-                    for prepared in prepared_parts(writer, pending, overlap):
-                        for prep in prepared:
-                            if _cancelled(cancel):
-                                stopped = True
-                                break
-                            writer.write(prep, counts)
-                            tick()
-                        if stopped:
-                            break
+        def flush() -> bool:
+            nonlocal done
+            if not pending:
+                return True
+            if runner is not None:
+                ok = runner.run(writer, pending, counts, progress=lambda: tick(),
+                                cancel=cancel)
                 pending.clear()
-                return not stopped
+                return ok
+            prepared = writer.prepare_offline(pending)
+            stopped = False
+            with transaction(memory.conn):
+                for prep in prepared:
+                    if _cancelled(cancel):
+                        stopped = True
+                        break
+                    writer.write(prep, counts)
+                    tick()
+            pending.clear()
+            return not stopped
 
-            def tick() -> None:
-                nonlocal done
-                done += 1
-                if progress:
-                    progress(done, total)
+        def tick() -> None:
+            nonlocal done
+            done += 1
+            if progress:
+                progress(done, total)
 
-            batch_keys: set[tuple[str, str]] = set()
-            for msg in messages:
-                if _cancelled(cancel):
+        batch_keys: set[tuple[str, str]] = set()
+        for msg in messages:
+            if _cancelled(cancel):
+                cancelled = True
+                break
+            msg = gate.apply(msg)
+            if msg is None:                  # a no_capture person's: only counted
+                tick()
+                continue
+            if (msg.source_kind, msg.source_id) in batch_keys:
+                if not flush():
                     cancelled = True
                     break
-                msg = gate.apply(msg)
-                if msg is None:                  # a no_capture person's: only counted
-                    tick()
-                    continue
-                if (msg.source_kind, msg.source_id) in batch_keys:
-                    if not flush():
-                        cancelled = True
-                        break
-                    batch_keys.clear()
-                state, version = writer.status(msg)
-                if state == "duplicate":
-                    counts.duplicate += 1
-                    tick()
-                    continue
-                pending.append((msg, version))
-                batch_keys.add((msg.source_kind, msg.source_id))
-                if len(pending) >= BATCH:
-                    if not flush():
-                        cancelled = True
-                        break
-                    batch_keys.clear()
-            if not cancelled and not flush():
-                cancelled = True
-            entry = {"file": str(path), "format": kind, **counts.summary(),
-                     **gate.flush(memory)}
-            if cancelled:
-                entry["cancelled"] = True
-            if runner is not None:
-                entry["llm"] = runner.summary()
-            results.append(entry)
-    finally:
-        if overlap is not None:
-            overlap.close()
+                batch_keys.clear()
+            state, version = writer.status(msg)
+            if state == "duplicate":
+                counts.duplicate += 1
+                tick()
+                continue
+            pending.append((msg, version))
+            batch_keys.add((msg.source_kind, msg.source_id))
+            if len(pending) >= BATCH:
+                if not flush():
+                    cancelled = True
+                    break
+                batch_keys.clear()
+        if not cancelled and not flush():
+            cancelled = True
+        entry = {"file": str(path), "format": kind, **counts.summary(),
+                 **gate.flush(memory)}
+        if cancelled:
+            entry["cancelled"] = True
+        if runner is not None:
+            entry["llm"] = runner.summary()
+        results.append(entry)
     summary: dict[str, Any] = {"files": results, "cancelled": cancelled}
     totals = Counts()
     for r in results:

@@ -48,8 +48,24 @@ EVENTS_SQL = (
 
 
 def load_dots(conn) -> list[Dot]:
+    return dots_from(conn.execute(EVENTS_SQL))
+
+
+def read_dots(memory, cancel) -> list[Dot] | None:
+    """load_dots in chunks, pausing between them (run on the reader thread for a large
+    memory, pulse_desktop/view_reads.py); None when cancelled."""
+    from pulse_desktop.view_reads import chunks, pause
+
+    dots: list[Dot] = []
+    for rows in chunks(memory.conn.execute(EVENTS_SQL), cancel):
+        dots += dots_from(rows)
+        pause()
+    return None if cancel.is_set() else dots
+
+
+def dots_from(rows) -> list[Dot]:
     dots = []
-    for r in conn.execute(EVENTS_SQL):
+    for r in rows:
         try:
             t = parse_ts(r["ts"])
         except ValueError:

@@ -36,7 +36,8 @@ from core.beliefs import BELIEF_CLASSES, DOMAINS
 from pulse_desktop import timeline_paint, timeline_recalls
 from pulse_desktop.session import MemorySession
 from pulse_desktop.style import DOMAIN_NAMES, EMOTION_COLORS, class_name
-from pulse_desktop.timeline_data import DAY, Dot, iso, load_dots, parse_ts
+from pulse_desktop.timeline_data import DAY, Dot, iso, parse_ts, read_dots
+from pulse_desktop.view_reads import INLINE_ROWS, ViewRead, memory_rows
 
 LEFT, RIGHT, BOTTOM = 128, 18, 36
 KEY_STEPS = 40           # the cursor moves 1/40 of the visible span per arrow key
@@ -366,7 +367,6 @@ class TimelineView(QWidget):
         self.session = session
         self.canvas = TimelineCanvas(self)
         self._syncing = False
-        self._stale = False           # a change came while hidden: re-read the dots when shown
 
         self.by_class = QPushButton("Lanes: belief class")
         self.by_domain = QPushButton("Lanes: domain")
@@ -430,6 +430,8 @@ class TimelineView(QWidget):
         session.selected.connect(self._on_selected)
         session.filtered.connect(self._on_filter)
         self.all_dots: list[Dot] = []
+        self._stale: bool | None = None    # not read since a change (keep the zoom: True)
+        self.reads = ViewRead(session, "timeline", self)
         self.reload()
 
     def focus_target(self):
@@ -448,33 +450,52 @@ class TimelineView(QWidget):
         return [d for d in self.all_dots if d.id in allowed]
 
     def reload(self) -> None:
-        memory = self.session.memory
         self._load_recalls()
-        self.all_dots = load_dots(memory.conn) if memory is not None else []
-        self.canvas.set_dots(self._filtered())
-        self._on_brush(*self.session.brush)
-        self._update_info()
+        self._read_dots(keep_zoom=False)
 
     def _on_changed(self, what: str) -> None:
         if what in ("all", "recalls"):
             self._load_recalls()
             self.canvas.update()
         if what in ("all", "events", "beliefs"):
-            if not self.isVisible():   # hidden: re-read when shown (live refresh stays cheap)
-                self._stale = True
-                return
-            self._reload_dots()
+            self._read_dots(keep_zoom=True)
 
     def showEvent(self, event) -> None:
-        if getattr(self, "_stale", False):
-            self._reload_dots()
+        if self._stale is not None:
+            self._read_dots(keep_zoom=self._stale)
         super().showEvent(event)
 
-    def _reload_dots(self) -> None:
-        self._stale = False
+    def _read_dots(self, *, keep_zoom: bool) -> None:
+        """Read the dots again: at once for a small memory; for a large one on the reader
+        thread (pulse_desktop/view_reads.py). A hidden timeline reads once it is shown (marked
+        stale) after a change, and after opening a large memory: live refresh, pins and opening
+        stay cheap."""
         memory = self.session.memory
-        self.all_dots = load_dots(memory.conn) if memory is not None else []
-        self._keep_zoom(self._filtered())
+        self._stale = None
+        if memory is None:
+            self.reads.cancel()
+            self._show_dots([], keep_zoom=False)
+            return
+        total = memory_rows(memory, ("events",))
+        if (total > INLINE_ROWS or keep_zoom) and not self.isVisible():
+            self.reads.cancel()
+            self._stale = keep_zoom
+            if not keep_zoom:           # (another memory: show none of the last one's)
+                self._show_dots([], keep_zoom=False)
+            return
+        self.reads.start(lambda m, _send, cancel: read_dots(m, cancel), lambda _rows: None,
+                         lambda dots: self._show_dots(dots, keep_zoom=keep_zoom), total=total)
+
+    def _show_dots(self, dots: list[Dot] | None, *, keep_zoom: bool) -> None:
+        if dots is None:                # (cancelled)
+            return
+        self.all_dots = dots
+        if keep_zoom:
+            self._keep_zoom(self._filtered())
+            return
+        self.canvas.set_dots(self._filtered())
+        self._on_brush(*self.session.brush)
+        self._update_info()
 
     def _on_filter(self, _result) -> None:
         self._keep_zoom(self._filtered())

@@ -51,7 +51,7 @@ from pulse_desktop.style import (
     class_name,
     letter_icon,
 )
-from pulse_desktop.view_reads import ViewRead, chunks, memory_rows, pause
+from pulse_desktop.view_reads import ViewRead, chunks, memory_rows, paced
 
 LIMIT = 20000  # rows per list; more is a search away
 ID_ROLE = USER + 1
@@ -93,11 +93,10 @@ def read_items(memory: Any, wanted: dict[str, Any], cancel) -> tuple[list, list]
         sql = f"{EVENT_ITEM_SQL} WHERE {' AND '.join(where)} ORDER BY ts, id"
         allowed = wanted["allowed_events"]
         for rows in chunks(conn.execute(sql, args), cancel):
-            events += [event_item(r) for r in rows if allowed is None or r["id"] in allowed]
+            events += [event_item(r) for r in paced(rows) if allowed is None or r["id"] in allowed]
             if len(events) >= LIMIT:
                 del events[LIMIT:]
                 break
-            pause()
     entities: list[tuple[int, str, str, str]] = []
     if wanted["entities"]:
         where, args = ["1 = 1"], []
@@ -110,11 +109,11 @@ def read_items(memory: Any, wanted: dict[str, Any], cancel) -> tuple[list, list]
                f" WHERE {' AND '.join(where)} ORDER BY n.salience DESC, n.canonical_name")
         allowed = wanted["allowed_entities"]
         for rows in chunks(conn.execute(sql, args), cancel):
-            entities += [entity_item(r) for r in rows if allowed is None or r["id"] in allowed]
+            entities += [entity_item(r) for r in paced(rows)
+                         if allowed is None or r["id"] in allowed]
             if len(entities) >= LIMIT:
                 del entities[LIMIT:]
                 break
-            pause()
     return None if cancel.is_set() else (events, entities)
 
 

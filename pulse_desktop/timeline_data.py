@@ -52,14 +52,13 @@ def load_dots(conn) -> list[Dot]:
 
 
 def read_dots(memory, cancel) -> list[Dot] | None:
-    """load_dots in chunks, pausing between them (run on the reader thread for a large
-    memory, pulse_desktop/view_reads.py); None when cancelled."""
-    from pulse_desktop.view_reads import chunks, pause
+    """load_dots in chunks, paced (run on the reader thread for a large memory,
+    pulse_desktop/view_reads.py); None when cancelled."""
+    from pulse_desktop.view_reads import chunks, paced
 
     dots: list[Dot] = []
     for rows in chunks(memory.conn.execute(EVENTS_SQL), cancel):
-        dots += dots_from(rows)
-        pause()
+        dots += dots_from(paced(rows))
     return None if cancel.is_set() else dots
 
 

@@ -10,12 +10,13 @@ bar (`session.reading`) and a way to stop (closing the memory cancels every read
 A memory small enough to read in a blink (≤ INLINE_ROWS rows) is read on the UI thread, at
 once, as before: no "Reading…" flash, and the views are full when `open` returns.
 
-The reader thread runs almost no Python per row: `fetchmany` builds sqlite3.Row objects in C
-and releases the GIL around every SQLite step, so the UI thread gets the GIL whenever it needs
-it. Python work per row on the reader (building the navigator's texts, the timeline's dots)
-sleeps a moment between chunks for the same reason: with two threads wanting the GIL, each of
-the UI thread's calls into Python could otherwise wait up to the interpreter's 5 ms switch
-interval.
+The reader thread runs almost no Python per row for the table: `fetchmany` builds sqlite3.Row
+objects in C and releases the GIL around every SQLite step, so the UI thread gets the GIL
+whenever it needs it. Python work per row on the reader (the navigator's texts, the timeline's
+dots) is `paced`: 2 ms of work, then 2 ms asleep. With two threads wanting the GIL, each of the
+UI thread's calls into Python otherwise waits up to the interpreter's 5 ms switch interval: a
+repaint of the table took 3.3× its time beside a busy Python thread, and 1.1–1.4× beside one
+paced like this (bench/desktop_open.py measures the stalls).
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ from pulse_desktop.query_thread import one_thread_pool, run_job, thread_memory
 INLINE_ROWS = 5000        # up to this many rows, read on the UI thread at once
 FIRST_CHUNK = 500         # the first rows show as soon as they are read
 CHUNK = 5000              # then this many per hand-over (a few ms of the UI thread each)
-PAUSE_S = 0.002           # the reader's pause between chunks of Python work (GIL, above)
+SLICE_S = 0.002           # Python work on the reader thread, in slices of this long…
+PAUSE_S = 0.002           # …each followed by this long asleep (the GIL, above)
 
 _read_pool: QThreadPool | None = None
 
@@ -66,11 +68,20 @@ def chunks(cursor: Any, cancel: threading.Event):
         size = CHUNK
 
 
-def pause() -> None:
-    """Let the UI thread have the GIL for a moment (between chunks of Python work on the
-    reader thread; a read done inline, on the UI thread, does not wait)."""
-    if threading.current_thread() is not threading.main_thread():
-        time.sleep(PAUSE_S)
+def paced(items):
+    """Iterate, sleeping PAUSE_S after every SLICE_S of the loop's work, so Python work per row
+    on the reader thread leaves the GIL to the UI thread half the time (on the UI thread
+    itself — a small memory read inline — it does not wait)."""
+    if threading.current_thread() is threading.main_thread():
+        yield from items
+        return
+    clock = time.perf_counter
+    until = clock() + SLICE_S
+    for item in items:
+        yield item
+        if clock() >= until:
+            time.sleep(PAUSE_S)
+            until = clock() + SLICE_S
 
 
 # read(memory, send, cancel) → result: send(rows) hands one chunk to the UI thread

@@ -141,6 +141,7 @@ def child(db: Path, tree: Path) -> dict:
     # the Timeline, shown for the first time
     canvas = window.timeline.canvas
     t2 = time.perf_counter()
+    beats.append((t2, time.thread_time()))
     window.show_tab("Timeline")
     reads = getattr(window.timeline, "reads", None)
     while not canvas.dots or (reads is not None and reads.busy):

@@ -193,6 +193,11 @@ def run(db: Path, targets: int, log) -> dict:
     window.show()
     t0, c0 = time.perf_counter(), time.process_time()
     window.open_path(db)
+    # the views read a large memory's rows on the reader thread (pulse_desktop/view_reads.py):
+    # the series starts once they have them all
+    reads = [getattr(v, "reads", None) for v in (window.beliefs.model, window.navigator)]
+    wait(app, lambda: not getattr(window.beliefs.model, "loading", False)
+         and not any(r is not None and r.busy for r in reads), 600)
     open_s = (time.perf_counter() - t0, time.process_time() - c0)
     spin(app, 0.5)
     log(f"opened {db.name} in {open_s[0]:.1f} s ({open_s[1]:.1f} s CPU)")

@@ -139,7 +139,7 @@ class BeliefsModel(QAbstractTableModel):
         self.loading, self._fresh = True, True
         self._touched.clear()
         self.reads.start(read_belief_rows, self._add_chunk, self._load_done,
-                         total=memory_rows(memory))
+                         total=memory_rows(memory), size=lambda chunk: len(chunk[1]))
 
     def _replace(self, rows: list[Any]) -> None:
         self.beginResetModel()

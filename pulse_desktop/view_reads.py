@@ -106,6 +106,7 @@ class ViewRead(QObject):
         self.busy = False
         self.read_on: int | None = None   # the thread that read last (tests: not the UI's)
         self._on_chunk: Callable[[Any], None] | None = None
+        self._size: Callable[[Any], int] = len
         self._counted = 0
         self._total = 0
         self._chunk.connect(self._chunk_arrived)
@@ -121,9 +122,11 @@ class ViewRead(QObject):
 
     def start(self, read: Reader, on_chunk: Callable[[Any], None],
               on_done: Callable[[Any], None], *, total: int,
-              on_failed: Callable[[str], None] | None = None) -> None:
+              on_failed: Callable[[str], None] | None = None,
+              size: Callable[[Any], int] = len) -> None:
         """Run read(memory, send, cancel): on the UI thread now when total ≤ INLINE_ROWS,
-        else on the reader thread (on_chunk and on_done run on the UI thread later)."""
+        else on the reader thread (on_chunk and on_done run on the UI thread later); the
+        progress counts size(chunk) rows per chunk sent."""
         self.cancel()
         memory = self.session.memory
         if memory is None:
@@ -134,7 +137,7 @@ class ViewRead(QObject):
             return
         generation = self.generation
         path = memory.path
-        self._on_chunk, self._counted, self._total = on_chunk, 0, total
+        self._on_chunk, self._size, self._counted, self._total = on_chunk, size, 0, total
         self.busy = True
         self._say(0, total)
 
@@ -168,7 +171,7 @@ class ViewRead(QObject):
         if generation != self.generation or self._on_chunk is None:
             return
         self._on_chunk(rows)
-        self._counted += len(rows)
+        self._counted += self._size(rows)
         self._say(self._counted, max(self._total, self._counted))
 
     def _say(self, done: int, total: int) -> None:

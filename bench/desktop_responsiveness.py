@@ -122,10 +122,25 @@ class StallSampler:
         self._thread.join()
 
     def _run(self) -> None:
+        import threading
+
         while not self._stop.wait(self.every):
             if time.perf_counter() - self.beat.last_beat() < self.late:
                 continue
-            frame = sys._current_frames().get(self.ui)
+            frames = sys._current_frames()
+            if os.environ.get("PULSE_BENCH_SAMPLE_ALL"):    # the other threads' stacks too
+                for ident, other in frames.items():
+                    if ident in (self.ui, threading.get_ident()):
+                        continue
+                    where: list[str] = []
+                    while other is not None and len(where) < 6:
+                        code = other.f_code
+                        where.append(f"{Path(code.co_filename).name}:{other.f_lineno} "
+                                     f"{code.co_name}")
+                        other = other.f_back
+                    key = ("[other thread]", *where)
+                    self.samples[key] = self.samples.get(key, 0) + 1
+            frame = frames.get(self.ui)
             stack: list[str] = []
             while frame is not None and len(stack) < 14:
                 code = frame.f_code

@@ -72,10 +72,6 @@ ID_ROLE = USER + 2     # ("event" | "fact", id)
 TS_ROLE = USER + 3
 _ROLES_ANSWERED = frozenset({DISPLAY, EDIT, TOOLTIP, FONT, ALIGNMENT, FOREGROUND, CHECK_STATE,
                              ACCESSIBLE, SORT_ROLE, ID_ROLE, TS_ROLE})
-# what a delegate asks to paint a cell (QStyledItemDelegate::initStyleOption; the others
-# answered are asked one at a time): cached per row
-_PAINT_ROLES = (DISPLAY, FOREGROUND, CHECK_STATE, FONT, ALIGNMENT)
-CELL_CACHE_ROWS = 2000
 _NO_FLAGS = Qt.ItemFlag.NoItemFlags
 _FONTS: dict[str, QFont] = {}
 
@@ -115,7 +111,6 @@ class BeliefsModel(QAbstractTableModel):
         self._event_row: dict[int, int] = {}
         self._fact_row: dict[int, int] = {}
         self._flags: dict[tuple[str, int, bool], Qt.ItemFlag] = {}
-        self._cells: dict[int, tuple[dict[int, Any], ...]] = {}   # row → per column {role: value}
         self.loading = False
         self._fresh = False        # the next chunk read replaces the rows (a reload)
         self._touched: set[tuple[str, int]] = set()    # edited while a reload was reading
@@ -144,7 +139,6 @@ class BeliefsModel(QAbstractTableModel):
     def _replace(self, rows: list[Any]) -> None:
         self.beginResetModel()
         self.rows, self._event_row, self._fact_row = [], {}, {}
-        self._cells.clear()
         self._append(rows)
         self.endResetModel()
 
@@ -211,7 +205,6 @@ class BeliefsModel(QAbstractTableModel):
         fresh = dict(fresh)
         if any(row[k] != fresh[k] for k in fresh):
             self.rows[i] = {**dict(row), **fresh}
-            self._cells.pop(i, None)
             self.dataChanged.emit(self.index(i, COL_DOMAIN), self.index(i, COL_PINNED))
 
     def _on_changed(self, what: str) -> None:
@@ -246,41 +239,13 @@ class BeliefsModel(QAbstractTableModel):
     def row_at(self, row: int) -> dict[str, Any]:
         return self.rows[row]
 
-    def multiData(self, index: QModelIndex | QPersistentModelIndex, span) -> None:
-        """What a delegate asks to paint a cell, answered in one call (Qt asks seven roles):
-        through the filter proxy (BeliefsFilter.multiData) that is one call into Python per
-        painted cell where data() was seven, each paying the binding's crossing."""
-        cells = self._cells.get(index.row())
-        if cells is None:
-            cells = self._row_cells(index.row())
-        values = cells[index.column()]
-        for item in span:
-            value = values.get(item.role())
-            if value is not None:
-                item.setData(value)
-
-    def _row_cells(self, i: int) -> tuple[dict[int, Any], ...]:
-        """A row's painted values per column ({role: value}), made once until the row
-        changes; only rows painted lately are kept."""
-        if len(self._cells) >= CELL_CACHE_ROWS:
-            self._cells.clear()
-        row = self.rows[i]
-        cells = tuple({role: value for role in _PAINT_ROLES
-                       if (value := self._value(row, col, role)) is not None}
-                      for col in range(len(HEADERS)))
-        self._cells[i] = cells
-        return cells
-
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = DISPLAY):
-        # Roles are compared as plain ints (pulse_desktop/qt_roles.py); the ones painting asks
-        # come from the row's cached cells.
+        # Runs for every role of every painted cell: roles are compared as plain ints
+        # (pulse_desktop/qt_roles.py), and brushes and fonts are made once. (Answering the
+        # seven roles a delegate asks in one multiData call was measured slower, not faster:
+        # a repaint's time is Qt's painting, docs/benchmarks.md.)
         if role not in _ROLES_ANSWERED or not index.isValid():
             return None
-        if role in _PAINT_ROLES:
-            cells = self._cells.get(index.row())
-            if cells is None:
-                cells = self._row_cells(index.row())
-            return cells[index.column()].get(role)
         return self._value(self.rows[index.row()], index.column(), role)
 
     def _value(self, row: Any, col: int, role: int) -> Any:
@@ -516,11 +481,6 @@ class BeliefsFilter(QSortFilterProxyModel):
         self.allowed: dict[str, set[int]] | None = None     # {"event": ids, "fact": ids}
         self.everything = True    # no filter at all: a row read in is shown without a look
         self.setSortRole(SORT_ROLE)
-
-    def multiData(self, index: QModelIndex | QPersistentModelIndex, span) -> None:
-        # QSortFilterProxyModel does not pass multiData on (it asks data() once per role)
-        if index.isValid():
-            self.sourceModel().multiData(self.mapToSource(index), span)
 
     def _refilter(self, change) -> None:
         if hasattr(self, "beginFilterChange"):     # Qt ≥ 6.9

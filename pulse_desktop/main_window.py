@@ -405,7 +405,11 @@ class MainWindow(QMainWindow):
         if n is not None:
             self.review_status.setText(f"Review: {n}")
 
-    def _update_embedding_banner(self, *_args) -> None:
+    def _update_embedding_banner(self, what: str = "all") -> None:
+        # a belief edit cannot change the embeddings, and the notice looks for the e5 model's
+        # files (9 ms of the UI thread per pin at 100k, bench/desktop_responsiveness.py)
+        if what == "beliefs":
+            return
         memory = self.session.memory
         notice = None
         if memory is not None:

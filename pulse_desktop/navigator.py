@@ -76,9 +76,11 @@ def event_item(r: Any) -> tuple[int, str, str, str]:
     return (int(r["id"]), text, tip, r["belief_class"])
 
 
-def read_items(memory: Any, wanted: dict[str, Any], cancel) -> tuple[list, list] | None:
+def read_items(memory: Any, wanted: dict[str, Any], cancel,
+               send=None) -> tuple[list, list] | None:
     """The navigator's two lists (events by time, entities by salience; LIMIT each) as
-    (id, text, tooltip, mark) rows; runs on the reader thread for a large memory."""
+    (id, text, tooltip, mark) rows; runs on the reader thread for a large memory (send(rows)
+    after each chunk of events counts the progress)."""
     conn = memory.conn
     start, end = wanted["brush"]
     events: list[tuple[int, str, str, str]] = []
@@ -94,6 +96,8 @@ def read_items(memory: Any, wanted: dict[str, Any], cancel) -> tuple[list, list]
         allowed = wanted["allowed_events"]
         for rows in chunks(conn.execute(sql, args), cancel):
             events += [event_item(r) for r in paced(rows) if allowed is None or r["id"] in allowed]
+            if send is not None:
+                send(rows)
             if len(events) >= LIMIT:
                 del events[LIMIT:]
                 break
@@ -508,7 +512,7 @@ class NavigatorView(QWidget):
         wanted = {"events": show_events, "entities": show_entities, "brush": self.session.brush,
                   "allowed_events": result["events"] if result else None,
                   "allowed_entities": result["entities"] if result else None}
-        self.reads.start(lambda m, _send, cancel: read_items(m, wanted, cancel), lambda _: None,
+        self.reads.start(lambda m, send, cancel: read_items(m, wanted, cancel, send), lambda _: None,
                          self._fill, total=min(memory_rows(memory, ("events",)), LIMIT))
 
     def _fill(self, lists: tuple[list, list] | None) -> None:

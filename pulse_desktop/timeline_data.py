@@ -51,14 +51,17 @@ def load_dots(conn) -> list[Dot]:
     return dots_from(conn.execute(EVENTS_SQL))
 
 
-def read_dots(memory, cancel) -> list[Dot] | None:
+def read_dots(memory, cancel, send=None) -> list[Dot] | None:
     """load_dots in chunks, paced (run on the reader thread for a large memory,
-    pulse_desktop/view_reads.py); None when cancelled."""
+    pulse_desktop/view_reads.py; send(rows) after each chunk counts the progress); None when
+    cancelled."""
     from pulse_desktop.view_reads import chunks, paced
 
     dots: list[Dot] = []
     for rows in chunks(memory.conn.execute(EVENTS_SQL), cancel):
         dots += dots_from(paced(rows))
+        if send is not None:
+            send(rows)
     return None if cancel.is_set() else dots
 
 

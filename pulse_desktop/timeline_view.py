@@ -55,6 +55,7 @@ class TimelineCanvas(QWidget):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setMinimumHeight(260)
         self.dots: list[Dot] = []
+        self.empty_text: str | None = None    # what an empty canvas says (None: no events)
         self.lane_by = "class"
         self.t0, self.t1 = 0.0, 1.0
         self.brush: tuple[float, float] | None = None
@@ -483,12 +484,16 @@ class TimelineView(QWidget):
             if not keep_zoom:           # (another memory: show none of the last one's)
                 self._show_dots([], keep_zoom=False)
             return
-        self.reads.start(lambda m, _send, cancel: read_dots(m, cancel), lambda _rows: None,
+        self.reads.start(lambda m, send, cancel: read_dots(m, cancel, send), lambda _rows: None,
                          lambda dots: self._show_dots(dots, keep_zoom=keep_zoom), total=total)
+        if self.reads.busy and not self.all_dots:
+            self.canvas.empty_text = "Reading the events…"
+            self.canvas.update()
 
     def _show_dots(self, dots: list[Dot] | None, *, keep_zoom: bool) -> None:
         if dots is None:                # (cancelled)
             return
+        self.canvas.empty_text = None
         self.all_dots = dots
         if keep_zoom:
             self._keep_zoom(self._filtered())

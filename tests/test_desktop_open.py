@@ -181,6 +181,7 @@ def test_a_hidden_timeline_reads_a_large_memory_once_shown(qtbot, demo_session, 
     qtbot.waitUntil(lambda: bool(timeline.all_dots) and not timeline.reads.busy,
                     timeout=30_000)
     assert timeline.reads.read_on != threading.main_thread().ident
+    assert timeline.canvas.empty_text is None        # ("Reading the events…" while it read)
     count = demo_session.memory.conn.execute(
         "SELECT COUNT(*) FROM events WHERE absorbed_into IS NULL AND archived = 0").fetchone()[0]
     assert len(timeline.canvas.dots) == count

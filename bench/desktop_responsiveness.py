@@ -210,7 +210,8 @@ def run(db: Path, targets: int, log) -> dict:
     window.open_path(db)
     # the views read a large memory's rows on the reader thread (pulse_desktop/view_reads.py):
     # the series starts once they have them all
-    reads = [getattr(v, "reads", None) for v in (window.beliefs.model, window.navigator)]
+    reads = [getattr(v, "reads", None) for v in (window.beliefs.model, window.navigator,
+                                                 window.timeline)]
     wait(app, lambda: not getattr(window.beliefs.model, "loading", False)
          and not any(r is not None and r.busy for r in reads), 600)
     open_s = (time.perf_counter() - t0, time.process_time() - c0)

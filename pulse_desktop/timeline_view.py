@@ -36,8 +36,8 @@ from core.beliefs import BELIEF_CLASSES, DOMAINS
 from pulse_desktop import timeline_paint, timeline_recalls
 from pulse_desktop.session import MemorySession
 from pulse_desktop.style import DOMAIN_NAMES, EMOTION_COLORS, class_name
-from pulse_desktop.timeline_data import DAY, Dot, iso, parse_ts, read_dots
-from pulse_desktop.view_reads import INLINE_ROWS, ViewRead, memory_rows
+from pulse_desktop.timeline_data import DAY, Dot, dots_of, iso, parse_ts, read_dots
+from pulse_desktop.view_reads import ViewRead, memory_rows
 
 LEFT, RIGHT, BOTTOM = 128, 18, 36
 KEY_STEPS = 40           # the cursor moves 1/40 of the visible span per arrow key
@@ -458,7 +458,11 @@ class TimelineView(QWidget):
         if what in ("all", "recalls"):
             self._load_recalls()
             self.canvas.update()
-        if what in ("all", "events", "beliefs"):
+        items = self.session.changed_items
+        if what == "beliefs" and items is not None and self._stale is None \
+                and not self.reads.busy:
+            self._update_dots([int(i) for k, i in items if k == "event"])
+        elif what in ("all", "events", "beliefs"):
             self._read_dots(keep_zoom=True)
 
     def showEvent(self, event) -> None:
@@ -467,10 +471,10 @@ class TimelineView(QWidget):
         super().showEvent(event)
 
     def _read_dots(self, *, keep_zoom: bool) -> None:
-        """Read the dots again: at once for a small memory; for a large one on the reader
-        thread (pulse_desktop/view_reads.py). A hidden timeline reads once it is shown (marked
-        stale) after a change, and after opening a large memory: live refresh, pins and opening
-        stay cheap."""
+        """Read the dots again: at once for a small memory, for a large one on the reader
+        thread (pulse_desktop/view_reads.py), also while the tab is hidden when a memory is
+        opened (it is ready when shown). After another change, a hidden timeline is marked
+        stale and reads once shown; a belief edit's rows are updated in place."""
         memory = self.session.memory
         self._stale = None
         if memory is None:
@@ -478,17 +482,32 @@ class TimelineView(QWidget):
             self._show_dots([], keep_zoom=False)
             return
         total = memory_rows(memory, ("events",))
-        if (total > INLINE_ROWS or keep_zoom) and not self.isVisible():
+        if keep_zoom and not self.isVisible():
             self.reads.cancel()
             self._stale = keep_zoom
-            if not keep_zoom:           # (another memory: show none of the last one's)
-                self._show_dots([], keep_zoom=False)
             return
         self.reads.start(lambda m, send, cancel: read_dots(m, cancel, send), lambda _rows: None,
                          lambda dots: self._show_dots(dots, keep_zoom=keep_zoom), total=total)
         if self.reads.busy and not self.all_dots:
             self.canvas.empty_text = "Reading the events…"
             self.canvas.update()
+
+    def _update_dots(self, ids: list[int]) -> None:
+        """Redraw these events' dots (their lane, marks) without reading the others."""
+        memory = self.session.memory
+        if memory is None or not ids:
+            return
+        where = {dot.id: i for i, dot in enumerate(self.all_dots)}
+        fresh = {dot.id: dot for dot in dots_of(memory.conn, ids)}
+        gone = [where[i] for i in ids if i in where and i not in fresh]
+        if gone or any(i not in where for i in fresh):     # (archived, or newly shown)
+            self._read_dots(keep_zoom=True)
+            return
+        dots = list(self.all_dots)      # a new list: the canvas keys its caches by identity
+        for event_id, dot in fresh.items():
+            dots[where[event_id]] = dot
+        self.all_dots = dots
+        self._keep_zoom(self._filtered())
 
     def _show_dots(self, dots: list[Dot] | None, *, keep_zoom: bool) -> None:
         if dots is None:                # (cancelled)

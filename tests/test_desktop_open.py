@@ -170,21 +170,33 @@ def test_the_window_shows_the_read_and_stop_closes_the_memory(qtbot, demo_db, tm
     window.close()
 
 
-def test_a_hidden_timeline_reads_a_large_memory_once_shown(qtbot, demo_session, large):
+def test_the_timeline_reads_a_large_memory_while_hidden_and_a_pin_moves_one_dot(
+        qtbot, demo_session, large):
     from pulse_desktop.timeline_view import TimelineView
 
-    timeline = TimelineView(demo_session)
+    timeline = TimelineView(demo_session)        # hidden: it reads all the same (ready when shown)
     qtbot.addWidget(timeline)
-    assert timeline.all_dots == [] and not timeline.reads.busy    # hidden: nothing read yet
-    timeline.resize(900, 500)
-    timeline.show()
     qtbot.waitUntil(lambda: bool(timeline.all_dots) and not timeline.reads.busy,
                     timeout=30_000)
     assert timeline.reads.read_on != threading.main_thread().ident
     assert timeline.canvas.empty_text is None        # ("Reading the events…" while it read)
-    count = demo_session.memory.conn.execute(
+    memory = demo_session.memory
+    count = memory.conn.execute(
         "SELECT COUNT(*) FROM events WHERE absorbed_into IS NULL AND archived = 0").fetchone()[0]
     assert len(timeline.canvas.dots) == count
+    ev = int(memory.conn.execute("SELECT id FROM events WHERE belief_class = 'operational' "
+                                 "AND archived = 0 ORDER BY id LIMIT 1").fetchone()[0])
+    before = {d.id: d for d in timeline.all_dots}
+    started = timeline.reads.generation
+    memory.pin(ev)
+    demo_session.notify("beliefs", [("event", ev)])
+    # the pinned event's dot moved to the axiom lane, with its marks; nothing was read again
+    after = {d.id: d for d in timeline.all_dots}
+    assert (after[ev].belief_class, after[ev].pinned, after[ev].user_flag) == ("axiom", True, True)
+    assert timeline.canvas._lane_counts()["axiom"] == sum(
+        1 for d in after.values() if d.belief_class == "axiom")
+    assert all(after[i] is before[i] for i in before if i != ev)
+    assert timeline.reads.generation == started and timeline._stale is None
 
 
 def test_a_small_memory_is_read_at_once(qtbot, demo_session):

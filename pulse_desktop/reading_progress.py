@@ -6,7 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QToolButton, QWidget
+
+REDRAW_MS = 250     # the label and bar change at most this often: each change relays out the
+                    # status bar, and a 100k fill reports dozens of times
 
 
 class ReadingProgress(QWidget):
@@ -26,6 +30,8 @@ class ReadingProgress(QWidget):
         layout.addWidget(self.bar)
         layout.addWidget(self.stop)
         self.setAccessibleName("Reading the memory")
+        self._redraw = QTimer(self, singleShot=True, interval=REDRAW_MS)
+        self._redraw.timeout.connect(self._show)
         session.reading.connect(self.update_read)
         self.hide()
 
@@ -35,7 +41,15 @@ class ReadingProgress(QWidget):
         else:
             self.reads[what] = (done, total)
         if not self.reads:
+            self._redraw.stop()
             self.hide()
+        elif self.isHidden() or what not in self.label.text():
+            self._show()            # a read starts: said at once
+        elif not self._redraw.isActive():
+            self._redraw.start()
+
+    def _show(self) -> None:
+        if not self.reads:
             return
         done_all = sum(d for d, _ in self.reads.values())
         total_all = sum(t for _, t in self.reads.values())

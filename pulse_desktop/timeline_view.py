@@ -487,7 +487,8 @@ class TimelineView(QWidget):
             self._stale = keep_zoom
             return
         self.reads.start(lambda m, send, cancel: read_dots(m, cancel, send), lambda _rows: None,
-                         lambda dots: self._show_dots(dots, keep_zoom=keep_zoom), total=total)
+                         lambda dots: self._show_dots(dots, keep_zoom=keep_zoom), total=total,
+                         priority=0 if self.isVisible() else -1)   # (hidden: after the table)
         if self.reads.busy and not self.all_dots:
             self.canvas.empty_text = "Reading the events…"
             self.canvas.update()

@@ -32,7 +32,9 @@ from pulse_desktop.query_thread import one_thread_pool, run_job, thread_memory
 
 INLINE_ROWS = 5000        # up to this many rows, read on the UI thread at once
 FIRST_CHUNK = 500         # the first rows show as soon as they are read
-CHUNK = 5000              # then this many per hand-over (a few ms of the UI thread each)
+CHUNK = 20000             # then this many per hand-over: each costs the UI thread the rows'
+                          # filter and a relayout of the table (~40–70 ms at 100k, whatever
+                          # its size), so few and large (bench/desktop_open.py)
 SLICE_S = 0.002           # Python work on the reader thread, in slices of this long…
 PAUSE_S = 0.002           # …each followed by this long asleep (the GIL, above)
 
@@ -123,10 +125,11 @@ class ViewRead(QObject):
     def start(self, read: Reader, on_chunk: Callable[[Any], None],
               on_done: Callable[[Any], None], *, total: int,
               on_failed: Callable[[str], None] | None = None,
-              size: Callable[[Any], int] = len) -> None:
+              size: Callable[[Any], int] = len, priority: int = 0) -> None:
         """Run read(memory, send, cancel): on the UI thread now when total ≤ INLINE_ROWS,
         else on the reader thread (on_chunk and on_done run on the UI thread later); the
-        progress counts size(chunk) rows per chunk sent."""
+        progress counts size(chunk) rows per chunk sent. Among reads waiting for the reader
+        thread, a higher priority goes first."""
         self.cancel()
         memory = self.session.memory
         if memory is None:
@@ -164,7 +167,7 @@ class ViewRead(QObject):
             if on_failed is not None:
                 on_failed(text)
 
-        self.job = run_job(work, done, failed, pool=read_pool())
+        self.job = run_job(work, done, failed, pool=read_pool(), priority=priority)
 
     @Slot(int, object)
     def _chunk_arrived(self, generation: int, rows: Any) -> None:

@@ -261,6 +261,9 @@ class BeliefsView(QWidget):
         layout.addWidget(self.count)
 
         self.model.refused.connect(self._refused)
+        # a row selected elsewhere while the rows were still being read is selected once in
+        self.model.loaded.connect(lambda: self.session.selection
+                                  and self._on_selected(*self.session.selection))
         self.model.modelReset.connect(self._update_count)
         self.proxy.rowsInserted.connect(self._update_count)
         self.proxy.rowsRemoved.connect(self._update_count)

@@ -96,9 +96,12 @@ def test_the_table_fills_in_from_the_reader_thread_while_the_ui_thread_runs(
     assert view.model.loading and view.model.rowCount() == 0
     assert ("beliefs", 0, view_reads.memory_rows(session.memory)) in said
 
+    chosen = expected_rows(path)[5][1]
+    session.select("event", chosen)       # chosen elsewhere (the navigator) before its row is in
     gate.open.set()
     with qtbot.waitSignal(view.model.loaded, timeout=30_000):
         pass
+    assert view.selected_events() == [chosen]
     want = expected_rows(path)
     assert [(r["kind"], int(r["id"])) for r in view.model.rows] == want
     assert view.proxy.rowCount() == len(want)

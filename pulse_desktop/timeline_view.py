@@ -432,6 +432,7 @@ class TimelineView(QWidget):
         session.filtered.connect(self._on_filter)
         self.all_dots: list[Dot] = []
         self._stale: bool | None = None    # not read since a change (keep the zoom: True)
+        self._dot_rows: dict[int, int] | None = None    # event id → place in all_dots
         self.reads = ViewRead(session, "timeline", self)
         self.reload()
 
@@ -498,7 +499,9 @@ class TimelineView(QWidget):
         memory = self.session.memory
         if memory is None or not ids:
             return
-        where = {dot.id: i for i, dot in enumerate(self.all_dots)}
+        where = self._dot_rows
+        if where is None or len(where) != len(self.all_dots):
+            where = self._dot_rows = {dot.id: i for i, dot in enumerate(self.all_dots)}
         fresh = {dot.id: dot for dot in dots_of(memory.conn, ids)}
         gone = [where[i] for i in ids if i in where and i not in fresh]
         if gone or any(i not in where for i in fresh):     # (archived, or newly shown)
@@ -508,6 +511,7 @@ class TimelineView(QWidget):
         for event_id, dot in fresh.items():
             dots[where[event_id]] = dot
         self.all_dots = dots
+        self._dot_rows = where          # (the same places)
         self._keep_zoom(self._filtered())
 
     def _show_dots(self, dots: list[Dot] | None, *, keep_zoom: bool) -> None:
@@ -515,6 +519,7 @@ class TimelineView(QWidget):
             return
         self.canvas.empty_text = None
         self.all_dots = dots
+        self._dot_rows = None
         if keep_zoom:
             self._keep_zoom(self._filtered())
             return

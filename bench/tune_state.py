@@ -6,7 +6,6 @@ benchmark only, by real runs of the scorer (no re-fusion: the channel adds candi
     PULSE_BENCH_CACHE=… nice .venv/bin/python bench/tune_state.py --round 2   # borrowed bodies,
                                                                                # chain context
     PULSE_BENCH_CACHE=… nice .venv/bin/python bench/tune_state.py --round 2 --loo   # left out
-    PULSE_BENCH_CACHE=… nice .venv/bin/python bench/tune_state.py --round 4 [--loo]  # prototype
 
 Objective: recall@3 over the tuning half's queries (all categories, chain mode included, as the
 benchmark runs them). Ties (within 0.005 of the best): the smallest state weight, then the
@@ -19,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import sys
 from pathlib import Path
 
@@ -45,33 +43,14 @@ GRID_2 = {
     "chain_context_weight": (0.0, 0.2, 0.3, 0.4),
 }
 
-# Round 4 (issue 14, the mood + body aim; a prototype, see docs/scoring.md): how mood similarity
-# is computed (Plutchik's opposite emotion as a penalty, the state's dominant emotion blended
-# in), how a body's fields are compared (HRV with its own tolerance, the trends left out,
-# fewer shared fields counting less), whether the state lifts only the relevance candidates,
-# and a body read from the event's own feelings where none was measured. At round 2's point.
-GRID_4 = {
-    "mood": ({}, {"mood_opposite_penalty": 0.25}, {"mood_opposite_penalty": 0.5},
-             {"mood_dominant": 0.3}),
-    "fields": ({}, {"body_hrv_tolerance": 0.25}, {"body_trend_tolerance": 100.0},
-               {"body_coverage_power": 0.5}, {"body_coverage_power": 1.0}),
-    "candidates": ({}, {"state_within_candidates": True}),
-    "inferred": ({}, {"body_inferred_weight": 0.25, "body_inferred_tolerance": 0.25},
-                 {"body_inferred_weight": 0.5, "body_inferred_tolerance": 0.25},
-                 {"body_inferred_weight": 0.25, "body_inferred_tolerance": 0.5},
-                 {"body_inferred_weight": 0.5, "body_inferred_tolerance": 0.5}),
-}
-
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--top", type=int, default=15)
-    parser.add_argument("--round", type=int, choices=(1, 2, 4), default=1)
+    parser.add_argument("--round", type=int, choices=(1, 2), default=1)
     parser.add_argument("--loo", action="store_true",
                         help="round 2: leave one tuning query out, choose on the rest, score it")
     args = parser.parse_args(argv)
-    if args.round == 4:
-        return round_four(args.top, args.loo)
     if args.round == 2:
         return round_two(args.top, args.loo)
     doc = load_queries()
@@ -162,8 +141,7 @@ def _choose_two(rows: list[tuple]) -> tuple:
                                     abs(r[3]["body_borrow_weight"] - 0.75)))
 
 
-def _leave_one_out(rows: list[tuple], chosen: tuple, choose=None, label: str = "Round 2"
-                   ) -> int:
+def _leave_one_out(rows: list[tuple], chosen: tuple) -> int:
     """How well round 2's grid and rule choose for a query they did not see: for each tuning
     query, the rule picks a point from the other 59 and that query is scored at it. Its mean is
     an estimate, from the tuning half alone, of what the selection gives on new queries."""
@@ -177,88 +155,18 @@ def _leave_one_out(rows: list[tuple], chosen: tuple, choose=None, label: str = "
             s = summarise(others)
             reduced.append((s["all"]["recall3"], s.get("mood_body", {}).get("recall3", 0.0),
                             s, point, per_query))
-        pick = (choose or _choose_two)(reduced)
+        pick = _choose_two(reduced)
         same += pick[3] == chosen[3]
         held.append(pick[4][i])
     loo = summarise(held)
     cats = [c for c in loo if isinstance(loo[c], dict) and "recall3" in loo[c]]
-    print(f"{label}, leave one out over the tuning half ({n} queries, {len(rows)} points): "
+    print(f"Round 2, leave one out over the tuning half ({n} queries, {len(rows)} points): "
           f"the rule chose the full half's point for {same} of {n}\n")
     print("| | " + " | ".join(f"{c} (n={loo[c]['n']})" for c in cats) + " |")
     print("|---|" + "---|" * len(cats))
     print("| in sample (the chosen point) | "
           + " | ".join(f"{chosen[2][c]['recall3']:.3f}" for c in cats) + " |")
     print("| left out | " + " | ".join(f"{loo[c]['recall3']:.3f}" for c in cats) + " |")
-    return 0
-
-
-def _changed(point: dict) -> int:
-    """How many settings a point changes from the shipped defaults."""
-    from core.scoring.settings import DEFAULT_SETTINGS
-
-    return sum(getattr(DEFAULT_SETTINGS, k) != v for k, v in point.items())
-
-
-def _choose_four(rows: list[tuple]) -> tuple:
-    """Round 4's rule, written before its run: among the points with no domain leak, every
-    chain in order and no own query abstaining, those within 0.005 of the best recall@3; of
-    them the best mood + body, then the fewest settings changed from the shipped defaults,
-    then the first in grid order."""
-    ok = [(i, r) for i, r in enumerate(rows) if r[2]["domain_leaks"] == 0
-          and r[2]["abstained"] == 0
-          and r[2]["chain_order_kept"].split("/")[0] == r[2]["chain_order_kept"].split("/")[1]]
-    best = max(r[0] for _, r in ok)
-    near = [(i, r) for i, r in ok if r[0] >= best - 0.005]
-    return min(near, key=lambda ir: (-ir[1][1], _changed(ir[1][3]), ir[0]))[1]
-
-
-def round_four(top: int, loo: bool = False) -> int:
-    """Round 4's grid at round 2's point, and (--loo) leave-one-out over it alone and over
-    round 2's grid and round 4's together, each chosen by round 4's rule."""
-    doc = load_queries()
-    queries = [q for q in doc["queries"] if q["half"] == "tune"]
-    bench = EmpathicBench(doc)
-    rows = []
-    for parts in itertools.product(*GRID_4.values()):
-        point = {k: v for part in parts for k, v in part.items()}
-        per_query = bench.evaluate(queries, "pulse", point)
-        summary = summarise(per_query)
-        rows.append((summary["all"]["recall3"], summary.get("mood_body", {}).get("recall3", 0.0),
-                     summary, point, per_query))
-    two = []
-    if loo:
-        for values in itertools.product(*GRID_2.values()):
-            point = dict(zip(GRID_2, values))
-            if point["body_borrow_days"] == 0 and point["body_borrow_weight"] != 0.75:
-                continue
-            if point["body_borrow_days"] == 0:
-                point["body_borrow_weight"] = 0.0
-            per_query = bench.evaluate(queries, "pulse", point)
-            summary = summarise(per_query)
-            two.append((summary["all"]["recall3"],
-                        summary.get("mood_body", {}).get("recall3", 0.0), summary, point,
-                        per_query))
-    bench.close()
-    chosen = _choose_four(rows)
-    if loo:
-        _leave_one_out(rows, chosen, _choose_four, "Round 4 alone")
-        both = rows + two
-        return _leave_one_out(both, _choose_four(both), _choose_four, "Rounds 2 and 4 together")
-    best = max(r[0] for r in rows)
-    ranked = sorted(rows, key=lambda r: (-r[0], -r[1], _changed(r[3])))
-    cats = ("mood_body", "multi_signal", "core_wound", "chain")
-    print(f"State channel, round 4, on the empathic TUNING half ({len(queries)} queries, "
-          f"{len(rows)} points): recall@3\n")
-    print("| rank | recall@3 | " + " | ".join(cats) + " | settings | leaks | chain order "
-          "| abstained |")
-    print("|---|---|" + "---|" * (len(cats) + 4))
-    for rank, (score, _mood, summary, point, _) in enumerate(ranked[:top], 1):
-        print(f"| {rank} | {score:.3f} | "
-              + " | ".join(f"{summary[c]['recall3']:.2f}" for c in cats)
-              + f" | {json.dumps(point) if point else 'defaults'} | {summary['domain_leaks']} "
-                f"| {summary['chain_order_kept']} | {summary['abstained']} |")
-    print(f"\nchosen (round 4's rule; the best is {best:.3f}): {chosen[3] or 'the defaults'} → "
-          f"{chosen[0]:.3f} (mood_body {chosen[1]:.2f})")
     return 0
 
 

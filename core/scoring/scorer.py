@@ -34,13 +34,7 @@ from core.scoring.lexical_hits import LexicalHits
 from core.scoring.postings import PostingsCache
 from core.scoring.results import envelope, format_iso, results
 from core.scoring.settings import DEFAULT_SETTINGS, ScorerSettings
-from core.scoring.signature import (
-    BodyCache,
-    body_similarity,
-    inferred_body,
-    mood_similarity,
-    state_features,
-)
+from core.scoring.signature import BodyCache, body_similarity, mood_similarity, state_features
 from core.scoring.state import UserState
 from core.scoring.state_flags import StateFlagsCache
 from core.store.sqlite import sqlite3
@@ -268,15 +262,6 @@ class Scorer:
         body_sim = mood_sim = None
         if request.scorer == "pulse" and settings.state_weight > 0:
             body_sim, mood_sim = self._signature(request, index)
-            if body_sim is not None and (settings.state_normalise or settings.state_top):
-                rel = body_sim * mood_sim
-                pool = rel[allowed_rows] if allowed_rows.size else rel[:0]
-                top = float(pool.max(initial=0.0))
-                if settings.state_normalise and top > 0:
-                    body_sim = body_sim / top
-                if settings.state_top and pool.size > settings.state_top:
-                    cut = np.sort(pool)[-settings.state_top]
-                    body_sim = np.where(rel >= cut, body_sim, 0.0)
         return _Context(
             body_sim=body_sim, mood_sim=mood_sim,
             request=request, effective_query=effective, hint=hint, index=index, cos=cos,
@@ -298,10 +283,8 @@ class Scorer:
         if query is None:
             return None, None
         table = self._bodies.get(self.conn, index.rev, settings)
-        mood = mood_similarity(request.state.mood, index.emotions, settings)
+        mood = mood_similarity(request.state.mood, index.emotions)
         body = np.zeros(len(index))
-        if settings.body_inferred_weight > 0 and len(index):
-            body = settings.body_inferred_weight * inferred_body(query, index.emotions, settings)
         if table.ids.size:
             pos = np.minimum(index.rows_of(table.ids), max(len(index) - 1, 0))
             present = (index.ids[pos] == table.ids) if len(index) else np.zeros(0, dtype=bool)
@@ -336,10 +319,6 @@ class Scorer:
         lexical = self._bm25_search(ctx.request.query, n_keep, ctx.request.domains)
         extra = LexicalHits.placed(lexical, ctx.index.ids, ctx.index.live)
         merged = np.union1d(dense, extra.rows)
-        if ctx.body_sim is not None and settings.state_within_candidates:
-            keep = np.zeros(len(ctx.index), dtype=bool)
-            keep[merged] = True
-            ctx.body_sim = np.where(keep, ctx.body_sim, 0.0)
         if ctx.body_sim is not None and settings.state_candidates > 0:
             # the events lived in the same body and mood join, whatever their words
             state = np.zeros(len(ctx.index))

@@ -62,18 +62,6 @@ class ScorerSettings:
     # body_borrow_days; its body similarity counts × body_borrow_weight
     body_borrow_days: float = 7.0
     body_borrow_weight: float = 0.75
-    # PROTOTYPE (round 4): per-field tolerances (0: body_tolerance), coverage, mood variants,
-    # a body inferred from the event's own emotions
-    body_trend_tolerance: float = 0.0
-    body_hrv_tolerance: float = 0.0
-    body_coverage_power: float = 0.0
-    mood_opposite_penalty: float = 0.0
-    mood_dominant: float = 0.0
-    body_inferred_weight: float = 0.0
-    body_inferred_tolerance: float = 0.5
-    state_within_candidates: bool = False
-    state_normalise: bool = False
-    state_top: int = 0
     chain_depth: int = 4
     chain_widen_min: int = 9
     chain_anchor_top: int = 3          # the story is anchored at one of the first 3 ranked

@@ -166,64 +166,19 @@ def body_similarity(query: np.ndarray, table: np.ndarray, settings: ScorerSettin
     0 for rows sharing fewer than body_min_features features with the query."""
     if table.shape[0] == 0:
         return np.zeros(0)
-    tol = np.full(len(FEATURES), settings.body_tolerance)
-    if settings.body_hrv_tolerance > 0:
-        tol[2] = settings.body_hrv_tolerance
-    if settings.body_trend_tolerance > 0:
-        tol[3:] = settings.body_trend_tolerance
-    diff = np.abs(table - query) / tol * settings.body_tolerance   # NaN where either side is unknown
+    diff = np.abs(table - query)                 # NaN where either side is unknown
     shared = ~np.isnan(diff)
     count = shared.sum(axis=1)
     total = np.where(shared, diff, 0.0).sum(axis=1)
     mean = np.divide(total, count, out=np.ones(count.shape), where=count > 0)
     sims = np.clip(1.0 - mean / settings.body_tolerance, 0.0, 1.0)
-    if settings.body_coverage_power > 0:
-        asked = max(int(np.count_nonzero(~np.isnan(query))), 1)
-        sims = sims * (count / asked) ** settings.body_coverage_power
     return np.where(count >= settings.body_min_features, sims, 0.0)
 
 
-# Plutchik's opposites: joy/sadness, trust/disgust, fear/anger, anticipation/surprise
-_OPPOSITE = np.array([1, 0, 3, 2, 5, 4, 7, 6, 8, 9])
-_NEGATIVE = np.array([0, 1, 1, 1, 0, 1, 0, 0, 1, 1], dtype=np.float64)
-_POSITIVE = np.array([1, 0, 0, 0, 1, 0, 0, 0, 0, 0], dtype=np.float64)
-
-
-def _cos(mood: np.ndarray, emotions: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(emotions, axis=1) * np.linalg.norm(mood)
-    dots = emotions @ mood
-    return np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
-
-
-def mood_similarity(mood: np.ndarray, emotions: np.ndarray, settings: ScorerSettings | None = None
-                    ) -> np.ndarray:
+def mood_similarity(mood: np.ndarray, emotions: np.ndarray) -> np.ndarray:
     """max(0, cos10(mood, e)) per row; 1 everywhere when there is no mood; 0 for untagged rows."""
     if not mood.any():
         return np.ones(emotions.shape[0])
-    sims = _cos(mood, emotions)
-    if settings is not None and settings.mood_opposite_penalty > 0:
-        opposite = np.zeros_like(mood)
-        np.add.at(opposite, _OPPOSITE, mood)
-        opposite[8:] = 0.0
-        if opposite.any():
-            sims = sims - settings.mood_opposite_penalty * _cos(opposite, emotions)
-    if settings is not None and settings.mood_dominant > 0:
-        top = emotions.max(axis=1)
-        dom = np.divide(emotions[:, int(np.argmax(mood))], top, out=np.zeros_like(top),
-                        where=top > 0)
-        sims = (1 - settings.mood_dominant) * sims + settings.mood_dominant * dom
-    return np.maximum(sims, 0.0)
-
-
-def inferred_body(query: np.ndarray, emotions: np.ndarray, settings: ScorerSettings
-                  ) -> np.ndarray:
-    """PROTOTYPE: a body read from the event's own feelings: how depleted the state's body is
-    (stress, poor sleep, low HRV, rising heart rate, falling HRV: 0..1) against the event's
-    share of unpleasant feelings."""
-    depletion = np.array([query[0], 1 - query[1], 1 - query[2], query[3], query[4]])
-    depletion = float(np.nanmean(depletion))
-    neg, pos = emotions @ _NEGATIVE, emotions @ _POSITIVE
-    total = neg + pos
-    share = np.divide(neg, total, out=np.full_like(neg, np.nan), where=total > 0)
-    sims = np.clip(1.0 - np.abs(share - depletion) / settings.body_inferred_tolerance, 0.0, 1.0)
-    return np.where(np.isnan(share), 0.0, sims)
+    norms = np.linalg.norm(emotions, axis=1) * np.linalg.norm(mood)
+    dots = emotions @ mood
+    return np.maximum(np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0), 0.0)

@@ -92,10 +92,7 @@ def _own_bodies(conn: sqlite3.Connection, settings: ScorerSettings
         if isinstance(data, dict):
             ids.append(int(event_id))
             when.append(day)
-            got = features(data, settings)
-            if settings.body_unflagged_normal:
-                got[3:] = np.where(np.isnan(got[3:]), 0.0, got[3:])
-            found.append(got)
+            found.append(features(data, settings))
         else:
             bare.append((int(event_id), day))
     return ids, when, found, bare
@@ -144,7 +141,7 @@ class BodyCache:
 
     def get(self, conn: sqlite3.Connection, rev: str, settings: ScorerSettings) -> BodyTable:
         key = (settings.body_hrv_low, settings.body_hrv_high, settings.body_borrow_days,
-               settings.body_borrow_weight, settings.body_unflagged_normal)
+               settings.body_borrow_weight)
         if self._table is not None and self._table.rev == rev and self._settings_key == key:
             return self._table
         ids, when, rows, bare = _own_bodies(conn, settings)
@@ -170,8 +167,6 @@ def body_similarity(query: np.ndarray, table: np.ndarray, settings: ScorerSettin
     if table.shape[0] == 0:
         return np.zeros(0)
     diff = np.abs(table - query)                 # NaN where either side is unknown
-    if settings.body_trend_tolerance > 0:
-        diff[:, 3:] *= settings.body_tolerance / settings.body_trend_tolerance
     shared = ~np.isnan(diff)
     count = shared.sum(axis=1)
     total = np.where(shared, diff, 0.0).sum(axis=1)

@@ -436,9 +436,6 @@ class Scorer:
         recency_eff = np.maximum(recency, floor)
         alpha = settings.alpha
         recency_factor = alpha + (1.0 - alpha) * recency_eff
-        if settings.state_timeless > 0 and request.scorer == "pulse":
-            lift = settings.state_weight * ctx.state_relevance(rows)
-            relevance = relevance + settings.state_timeless * lift * (1.0 / recency_factor - 1.0)
         base = relevance * recency_factor
 
         ones = np.ones(rows.shape[0])

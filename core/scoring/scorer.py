@@ -262,11 +262,6 @@ class Scorer:
         body_sim = mood_sim = None
         if request.scorer == "pulse" and settings.state_weight > 0:
             body_sim, mood_sim = self._signature(request, index)
-            if body_sim is not None and settings.state_specificity > 0:
-                mass = float((body_sim * mood_sim)[allowed_rows].sum())
-                if mass > 0:
-                    body_sim = body_sim * min(1.0, (settings.state_specific_k / mass)
-                                              ** settings.state_specificity)
         return _Context(
             body_sim=body_sim, mood_sim=mood_sim,
             request=request, effective_query=effective, hint=hint, index=index, cos=cos,

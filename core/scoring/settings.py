@@ -62,8 +62,6 @@ class ScorerSettings:
     # body_borrow_days; its body similarity counts × body_borrow_weight
     body_borrow_days: float = 7.0
     body_borrow_weight: float = 0.75
-    state_specificity: float = 0.0   # PROTOTYPE: κ × min(1, (k / soft count of matches)^p)
-    state_specific_k: float = 5.0
     chain_depth: int = 4
     chain_widen_min: int = 9
     chain_anchor_top: int = 3          # the story is anchored at one of the first 3 ranked

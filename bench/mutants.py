@@ -144,7 +144,7 @@ class _DropUnary(ast.NodeTransformer):
 
 def mutants_of(path: Path) -> list[Mutant]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    rel = str(path.relative_to(ROOT))
+    rel = str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
     return [Mutant(rel, getattr(node, "lineno", 0), kind, before, after, i)
             for i, (node, kind, before, after) in enumerate(_sites(tree))]
 
@@ -218,7 +218,8 @@ def _file_sites(path: Path, mtime_ns: int) -> list[str]:
                 body = {id(stmt) for stmt in child.body}
                 for part in ast.iter_child_nodes(child):   # decorators, defaults: import time
                     name = child.name if id(part) in body else function
-                    place[id(part)] = (part if isinstance(part, ast.stmt) else child, name)
+                    # a default or decorator is its own holder: the body's edits leave it be
+                    place[id(part)] = (part, name)
                     visit(part, place[id(part)][0], name)
             else:
                 place[id(child)] = (inner, function)

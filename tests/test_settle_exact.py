@@ -82,15 +82,18 @@ def adversarial_rows(rng: np.random.Generator, query: np.ndarray) -> np.ndarray:
     for f in residuals(query):                  # the rest the query's parts leave, both signs
         if np.abs(f).max() > 0:
             rows += [coded_along(f)[None], coded_along(-f)[None]]
-    # a row whose own rounding lies along the query: its codes c, then v = s·c + η·q with
-    # every |η·q_i| under half a step, so the codes stay c and the error e is η·q
-    codes = rng.integers(-127, 128, DIM).astype(np.float64)
+    # a row whose own rounding lies along the query: codes c (the peak 127 at coordinate 0,
+    # the rest within ±126), then v = s·c + η·q' with every |η·q'_i| under half a step and
+    # q' the query but at coordinate 0: the codes stay c, the error e is η·q'
+    codes = rng.integers(-126, 127, DIM).astype(np.float64)
     codes[0] = 127
     q = np.asarray(query, dtype=np.float64)
     step = 1.0 / 127
     if np.abs(q).max() > 0:
         rows.append(coded_along(q)[None])
-        rows.append(unit(step * codes + 0.45 * step * q / np.abs(q).max())[None])
+        along = q.copy()
+        along[0] = 0.0
+        rows.append(unit(step * codes + 0.45 * step * along / np.abs(q).max())[None])
     return np.concatenate(rows).astype(np.float32)
 
 
@@ -300,6 +303,9 @@ def test_settling_is_sound_and_re_scores_only_the_rows_that_can_matter(spaced, r
                     expected = _expected_exact(exact, rows, index.ids, n, settings,
                                                index.keeps_float)
                     assert dense.exact_rows == len(expected), (top_k, limit, sample, name)
+                    # the scorer then reads these rows: settled once, never re-scored
+                    dense.exact(np.array(sorted(expected), dtype=np.int64))
+                    assert dense.exact_rows == len(expected)
                     checked += 1
         assert checked == 18
 

@@ -134,7 +134,8 @@ class BeliefsModel(QAbstractTableModel):
         self.loading, self._fresh = True, True
         self._touched.clear()
         self.reads.start(read_belief_rows, self._add_chunk, self._load_done,
-                         total=memory_rows(memory), size=lambda chunk: len(chunk[1]))
+                         total=memory_rows(memory), size=lambda chunk: len(chunk[1]),
+                         on_failed=lambda _text: self._load_done())   # (said in the status bar)
 
     def _replace(self, rows: list[Any]) -> None:
         self.beginResetModel()

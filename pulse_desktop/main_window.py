@@ -719,6 +719,8 @@ class MainWindow(QMainWindow):
             job.cancel.set()
             disconnect_job(job)
         self.jobs.clear()
+        for reads in self.findChildren(ViewRead):      # rows still being read: dropped
+            reads.cancel()
         self.graph.shutdown()
         self.live.shutdown()
         self.session.close()

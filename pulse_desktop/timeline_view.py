@@ -489,7 +489,8 @@ class TimelineView(QWidget):
             return
         self.reads.start(lambda m, send, cancel: read_dots(m, cancel, send), lambda _rows: None,
                          lambda dots: self._show_dots(dots, keep_zoom=keep_zoom), total=total,
-                         priority=0 if self.isVisible() else -1)   # (hidden: after the table)
+                         priority=0 if self.isVisible() else -1,   # (hidden: after the table)
+                         on_failed=lambda _text: self._show_dots(self.all_dots, keep_zoom=True))
         if self.reads.busy and not self.all_dots:
             self.canvas.empty_text = "Reading the events…"
             self.canvas.update()

@@ -211,3 +211,21 @@ def test_a_small_memory_is_read_at_once(qtbot, demo_session):
     assert not view.model.loading
     assert view.model.reads.read_on == threading.main_thread().ident
     assert view.model.rowCount() == len(expected_rows(demo_session.path))
+
+
+def test_a_read_that_fails_is_said_and_ends(qtbot, demo_session, large, monkeypatch):
+    from core.errors import PulseError
+    from pulse_desktop.beliefs_view import BeliefsView
+
+    def broken(_memory, _send, _cancel):
+        raise PulseError("the file went away")
+
+    monkeypatch.setattr(beliefs_model, "read_belief_rows", broken)
+    said: list[str] = []
+    demo_session.message.connect(said.append)
+    view = BeliefsView(demo_session)
+    qtbot.addWidget(view)
+    with qtbot.waitSignal(view.model.loaded, timeout=30_000):
+        pass
+    assert not view.model.loading and not view.model.reads.busy
+    assert said == ["Could not read the beliefs: the file went away"]

@@ -11,6 +11,8 @@ left alone (messages are not formulas).
 from __future__ import annotations
 
 import ast
+import functools
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +44,7 @@ class Mutant:
     killer: str = ""   # the test that failed, "timeout" (it outlived its budget: a hang) or
                        # "error" (the mutated module could not even load)
     how: str = ""      # "code": the function's code swapped in place; "import": re-imported
+    site: str = ""     # where it is, independent of line numbers (site_of); "" in old runs
 
 
 # -- generating ------------------------------------------------------------------------------------
@@ -141,7 +144,7 @@ class _DropUnary(ast.NodeTransformer):
 
 def mutants_of(path: Path) -> list[Mutant]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    rel = str(path.relative_to(ROOT))
+    rel = str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
     return [Mutant(rel, getattr(node, "lineno", 0), kind, before, after, i)
             for i, (node, kind, before, after) in enumerate(_sites(tree))]
 
@@ -188,6 +191,51 @@ def outer_function(path: Path, mutant: Mutant) -> tuple[str, int] | None:
 
 
 SCORING_PREFIX = TARGET.replace("/", ".") + "."
+
+
+def site_of(path: Path, mutant: Mutant) -> str:
+    """The mutant's place in words that survive edits elsewhere in the file: its outer function,
+    a digest of the smallest statement holding it, its position among that statement's
+    mutable sites, and the change. The same site in a later version of the code is the same
+    mutant, so an earlier run's killer of it can be tried first."""
+    return _file_sites(path, path.stat().st_mtime_ns)[mutant.index]
+
+
+@functools.lru_cache(maxsize=64)
+def _file_sites(path: Path, mtime_ns: int) -> list[str]:
+    """site_of for every mutable site of a file, from one parse."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    sites = _sites(tree)
+    place: dict[int, tuple[ast.AST, str]] = {}    # node id -> (smallest statement, function)
+
+    def visit(parent: ast.AST, holder: ast.AST, function: str) -> None:
+        for child in ast.iter_child_nodes(parent):
+            inner = child if isinstance(child, ast.stmt) else holder
+            if function == "<import>" and isinstance(child, ast.ClassDef):
+                visit(child, inner, function)
+            elif function == "<import>" and isinstance(child, (ast.FunctionDef,
+                                                                ast.AsyncFunctionDef)):
+                body = {id(stmt) for stmt in child.body}
+                for part in ast.iter_child_nodes(child):   # decorators, defaults: import time
+                    name = child.name if id(part) in body else function
+                    # a default or decorator is its own holder: the body's edits leave it be
+                    place[id(part)] = (part, name)
+                    visit(part, place[id(part)][0], name)
+            else:
+                place[id(child)] = (inner, function)
+                visit(child, inner, function)
+
+    visit(tree, tree, "<import>")
+    inside: dict[int, list[int]] = {}
+    out = []
+    for i, (node, kind, before, after) in enumerate(sites):
+        holder, function = place[id(node)]
+        if id(holder) not in inside:
+            ids = {id(n) for n in ast.walk(holder)}
+            inside[id(holder)] = [j for j, site in enumerate(sites) if id(site[0]) in ids]
+        digest = hashlib.sha256(ast.unparse(holder).encode()).hexdigest()[:16]
+        out.append(f"{function}|{digest}|{inside[id(holder)].index(i)}|{kind}|{before}|{after}")
+    return out
 
 
 def module_name(path: Path) -> str:

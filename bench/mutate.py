@@ -58,6 +58,7 @@ from mutants import (
     mutants_of,
     mutated_tree,
     outer_function,
+    site_of,
     statement_span,
     tainted_modules,
 )
@@ -67,12 +68,13 @@ TESTS = ("tests/test_scoring_chain.py", "tests/test_scoring_formula.py", "tests/
          "tests/test_index_in_place.py", "tests/test_postings.py",
          "tests/test_quantised_index.py", "tests/test_index_edges.py",
          "tests/test_scoring_borrow_chain.py", "tests/test_state_flags.py",
-         "tests/test_index_snapshot.py", "tests/test_scoring_gaps.py")
+         "tests/test_index_snapshot.py", "tests/test_scoring_gaps.py",
+         "tests/test_settle_exact.py")
 # the test files written for a file's code: until kills say otherwise, their tests count as
 # ten times likelier killers of its mutants than the others that execute the statement
 FOCUS = {"index": ("test_index_",), "changelog": ("test_index_",),
-         "dense": ("test_quantised", "test_index_edges"),
-         "quantised": ("test_quantised", "test_index_edges"),
+         "dense": ("test_quantised", "test_index_edges", "test_settle_exact"),
+         "quantised": ("test_quantised", "test_index_edges", "test_settle_exact"),
          "postings": ("test_postings", "test_index_edges"), "chain": ("test_scoring_chain",),
          "state": ("test_scoring_state",),
          "signature": ("test_scoring_state", "test_scoring_borrow_chain"),
@@ -243,9 +245,16 @@ class Runner:
         self.baseline_ok = False
         self.by_function: dict[tuple, Counter] = {}
         self.by_file: dict[str, Counter] = {}
+        self.killer_of_site: dict[str, str] = {}   # an earlier run's killer of the same mutant
         for row in prior:
             if row.get("killer") and row["killer"] not in ("timeout", "error"):
-                self._learn(Mutant(**row))
+                if row.get("site"):
+                    self.killer_of_site[row["site"]] = row["killer"]
+                if row.get("current", True):    # line numbers of this code
+                    self._learn(Mutant(**{k: v for k, v in row.items() if k != "current"}))
+                else:
+                    for killer in {row["killer"], row["killer"].split("[")[0]}:
+                        self.by_file.setdefault(row["file"], Counter())[killer] += 1
 
     def _where(self, m: Mutant) -> tuple:
         """(first line, last line, import time, outer function) of the mutant, parsed once."""
@@ -286,7 +295,10 @@ class Runner:
             return self.coverage[t]["seconds"] / (aimed + 10 * here[t] + 3 * there[t]
                                                   + 3 * here[base] + there[base])
 
-        return sorted(chosen, key=lambda t: (cost(t), t))
+        if not m.site:
+            m.site = site_of(ROOT / m.file, m)
+        known = self.killer_of_site.get(m.site)
+        return sorted(chosen, key=lambda t: (t != known, cost(t), t))
 
     # pytest hooks
 
@@ -542,6 +554,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write every mutant's result here")
     parser.add_argument("--prior", type=Path, nargs="+", default=[],
                         help="earlier runs' --json: their killers are tried first")
+    parser.add_argument("--prior-tree", type=Path, metavar="DIR",
+                        help="the --prior runs were of the code in DIR (an export of that "
+                             "commit): their mutants are matched to this code's by site "
+                             "(site_of), so each one's earlier killer runs first")
     parser.add_argument("--survivors-of", type=Path, metavar="JSON", nargs="+",
                         help="a full run's --json (or runs over disjoint --file sets that "
                              "together cover every mutant): run only its survivors again "
@@ -566,6 +582,12 @@ def main(argv: list[str] | None = None) -> int:
         mutants = [m for m in mutants if (Path(m.file).name, m.line) in lines]
     earlier: list[Mutant] = []
     prior = [row for path in args.prior for row in json.loads(path.read_text())]
+    if args.prior_tree:
+        for row in prior:     # their line numbers are not this code's: match them by site
+            row["current"] = False
+            if not row.get("site"):
+                row["site"] = site_of(args.prior_tree / row["file"], Mutant(**{
+                    k: v for k, v in row.items() if k != "current"}))
     if args.survivors_of:
         key = lambda m: (m.file, m.index, m.kind, m.before, m.after, m.line)  # noqa: E731
         decided: dict[tuple, Mutant] = {}

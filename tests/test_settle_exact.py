@@ -486,3 +486,24 @@ def test_an_event_returning_between_the_last_two_rows_takes_its_place(tmp_path, 
         assert cache.get(memory.conn, memory.embedding_model) is index
         assert int(index.ids[-2]) == second and (np.diff(index.ids) > 0).all()
         assert live_rows(index) == live_rows(load_index(memory.conn, memory.embedding_model))
+
+
+def test_the_kept_median_sample_follows_the_rows_a_write_moved(tmp_path, demo_db) -> None:
+    """The median sample's vectors are kept between queries (index.sample_product); after a
+    write, the same row positions may hold other events (an edit supersedes its event and
+    appends the new version), so the kept vectors must be gathered again."""
+    path = tmp_path / "memory.db"
+    shutil.copy(demo_db, path)
+    rng = np.random.default_rng(6)
+    with Memory.open(path) as memory:
+        cache = memory.scorer._indexes
+        index = cache.get(memory.conn, memory.embedding_model)
+        rows = np.arange(len(index.ids) - 1)
+        query = unit(rng.standard_normal(index.dim))
+        before = index.sample_product(rows, query)
+        assert np.allclose(index.sample_product(rows, query), before)   # kept: the same
+        memory.edit_event_text(int(index.ids[len(index.ids) // 2]), title="A new title")
+        assert cache.get(memory.conn, memory.embedding_model) is index   # updated in place
+        after = index.sample_product(rows, query)
+        assert np.allclose(after, index.vectors(rows) @ query, atol=1e-6)
+        assert not np.allclose(after, before)

@@ -72,10 +72,10 @@ def main(argv: list[str] | None = None) -> None:
     work = Path(tempfile.mkdtemp(prefix="pulse-index-update-")) / "memory.db"
     shutil.copy(source, work)         # no connection to either file is open here yet
     memory = Memory.open(work)
-    scorer = scorer_with(memory, FixedQueryEmbedder(memory.embedding_model))
+    queries = synthetic_queries(400, seed=5)
+    scorer = scorer_with(memory, FixedQueryEmbedder(memory.embedding_model, texts=queries))
     cache = scorer._indexes
     cache.snapshots = False        # the reloads below are full loads (bench/index_snapshot.py)
-    queries = synthetic_queries(400, seed=5)
     turns = [t for conv in load_locomo() for t in locomo_corpus(conv)["events"]]
     memory.embedder().embed_query("load the model")     # model load is not import time
     q = iter(queries)

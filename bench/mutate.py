@@ -68,12 +68,13 @@ TESTS = ("tests/test_scoring_chain.py", "tests/test_scoring_formula.py", "tests/
          "tests/test_index_in_place.py", "tests/test_postings.py",
          "tests/test_quantised_index.py", "tests/test_index_edges.py",
          "tests/test_scoring_borrow_chain.py", "tests/test_state_flags.py",
-         "tests/test_index_snapshot.py", "tests/test_scoring_gaps.py")
+         "tests/test_index_snapshot.py", "tests/test_scoring_gaps.py",
+         "tests/test_settle_exact.py")
 # the test files written for a file's code: until kills say otherwise, their tests count as
 # ten times likelier killers of its mutants than the others that execute the statement
 FOCUS = {"index": ("test_index_",), "changelog": ("test_index_",),
-         "dense": ("test_quantised", "test_index_edges"),
-         "quantised": ("test_quantised", "test_index_edges"),
+         "dense": ("test_quantised", "test_index_edges", "test_settle_exact"),
+         "quantised": ("test_quantised", "test_index_edges", "test_settle_exact"),
          "postings": ("test_postings", "test_index_edges"), "chain": ("test_scoring_chain",),
          "state": ("test_scoring_state",),
          "signature": ("test_scoring_state", "test_scoring_borrow_chain"),

@@ -122,10 +122,25 @@ class StallSampler:
         self._thread.join()
 
     def _run(self) -> None:
+        import threading
+
         while not self._stop.wait(self.every):
             if time.perf_counter() - self.beat.last_beat() < self.late:
                 continue
-            frame = sys._current_frames().get(self.ui)
+            frames = sys._current_frames()
+            if os.environ.get("PULSE_BENCH_SAMPLE_ALL"):    # the other threads' stacks too
+                for ident, other in frames.items():
+                    if ident in (self.ui, threading.get_ident()):
+                        continue
+                    where: list[str] = []
+                    while other is not None and len(where) < 6:
+                        code = other.f_code
+                        where.append(f"{Path(code.co_filename).name}:{other.f_lineno} "
+                                     f"{code.co_name}")
+                        other = other.f_back
+                    key = ("[other thread]", *where)
+                    self.samples[key] = self.samples.get(key, 0) + 1
+            frame = frames.get(self.ui)
             stack: list[str] = []
             while frame is not None and len(stack) < 14:
                 code = frame.f_code
@@ -193,6 +208,12 @@ def run(db: Path, targets: int, log) -> dict:
     window.show()
     t0, c0 = time.perf_counter(), time.process_time()
     window.open_path(db)
+    # the views read a large memory's rows on the reader thread (pulse_desktop/view_reads.py):
+    # the series starts once they have them all
+    reads = [getattr(v, "reads", None) for v in (window.beliefs.model, window.navigator,
+                                                 window.timeline)]
+    wait(app, lambda: not getattr(window.beliefs.model, "loading", False)
+         and not any(r is not None and r.busy for r in reads), 600)
     open_s = (time.perf_counter() - t0, time.process_time() - c0)
     spin(app, 0.5)
     log(f"opened {db.name} in {open_s[0]:.1f} s ({open_s[1]:.1f} s CPU)")

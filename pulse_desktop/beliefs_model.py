@@ -42,6 +42,7 @@ from pulse_desktop.qt_roles import (
 )
 from pulse_desktop.session import MemorySession
 from pulse_desktop.style import CLASS_COLORS, CLASS_NAMES, DOMAIN_COLORS, DOMAIN_NAMES
+from pulse_desktop.view_reads import ViewRead, chunks, memory_rows
 from pulse_desktop.write_thread import write_beliefs
 
 COL_KIND, COL_KEY, COL_TITLE, COL_DATE, COL_DOMAIN, COL_CLASS, COL_FLOOR, COL_ARCHIVABLE, \
@@ -99,31 +100,77 @@ FACT_BELIEF_SQL = ("SELECT id, domain, belief_class, confidence_floor, archivabl
 class BeliefsModel(QAbstractTableModel):
     refused = Signal(str)      # one clear line: why the edit was not made
     edited = Signal(bool)      # an edit finished on the writer thread: written, or refused
+    loaded = Signal()          # every row of the memory is in (after a reload)
 
     def __init__(self, session: MemorySession, parent=None) -> None:
         super().__init__(parent)
         self.session = session
         self.pending = 0           # edits on their way through the writer thread
-        self.rows: list[dict[str, Any]] = []
+        # sqlite3.Row as read (built in C on the reader thread); a row an edit re-read is a dict
+        self.rows: list[Any] = []
         self._event_row: dict[int, int] = {}
         self._fact_row: dict[int, int] = {}
         self._flags: dict[tuple[str, int, bool], Qt.ItemFlag] = {}
+        self.loading = False
+        self._fresh = False        # the next chunk read replaces the rows (a reload)
+        self._touched: set[tuple[str, int]] = set()    # edited while a reload was reading
+        self.reads = ViewRead(session, "beliefs", self)
         session.opened.connect(self.reload)
         session.changed.connect(self._on_changed)
         self.reload()
 
     # -- loading -------------------------------------------------------------------------------
     def reload(self) -> None:
-        self.beginResetModel()
-        self.rows = []
+        """Read every row again: at once for a small memory, else on the reader thread, in
+        chunks — the table fills in as they arrive (`loading` until `loaded`); the rows shown
+        before stay until the first chunk replaces them."""
         memory = self.session.memory
-        if memory is not None:
-            conn = memory.conn
-            self.rows = [dict(r) for r in conn.execute(EVENT_SQL)]
-            self.rows += [dict(r) for r in conn.execute(FACT_SQL)]
-        self._event_row = {r["id"]: i for i, r in enumerate(self.rows) if r["kind"] == "event"}
-        self._fact_row = {r["id"]: i for i, r in enumerate(self.rows) if r["kind"] == "fact"}
+        if memory is None:
+            self.reads.cancel()
+            self.loading = False
+            self._replace([])
+            self.loaded.emit()
+            return
+        self.loading, self._fresh = True, True
+        self._touched.clear()
+        self.reads.start(read_belief_rows, self._add_chunk, self._load_done,
+                         total=memory_rows(memory), size=lambda chunk: len(chunk[1]),
+                         on_failed=lambda _text: self._load_done())   # (said in the status bar)
+
+    def _replace(self, rows: list[Any]) -> None:
+        self.beginResetModel()
+        self.rows, self._event_row, self._fact_row = [], {}, {}
+        self._append(rows)
         self.endResetModel()
+
+    def _append(self, chunk) -> None:
+        kind, rows = chunk if isinstance(chunk, tuple) else ("", chunk)
+        start = len(self.rows)
+        self.rows.extend(rows)
+        if rows and not kind:
+            kind = rows[0]["kind"]
+        where = self._event_row if kind == "event" else self._fact_row
+        where.update(zip([r[1] for r in rows], range(start, start + len(rows))))
+
+    def _add_chunk(self, chunk: tuple[str, list[Any]]) -> None:
+        if self._fresh:
+            self._fresh = False
+            self._replace(chunk)
+            return
+        start, n = len(self.rows), len(chunk[1])
+        self.beginInsertRows(_ROOT, start, start + n - 1)
+        self._append(chunk)
+        self.endInsertRows()
+
+    def _load_done(self, _result: Any = None) -> None:
+        if self._fresh:                 # nothing was read: the memory has no rows
+            self._fresh = False
+            self._replace([])
+        self.loading = False
+        if self._touched:               # edited while their rows may have been read before it
+            touched, self._touched = sorted(self._touched), set()
+            self.refresh_items(touched)
+        self.loaded.emit()
 
     def refresh_beliefs(self) -> None:
         """Re-read only the belief columns and signal the rows that moved (keeps selection)."""
@@ -133,20 +180,16 @@ class BeliefsModel(QAbstractTableModel):
         for sql, where in ((BELIEF_SQL, self._event_row), (FACT_BELIEF_SQL, self._fact_row)):
             for r in memory.conn.execute(sql):
                 i = where.get(r["id"])
-                if i is None:
-                    continue
-                row = self.rows[i]
-                fresh = dict(r)
-                if any(row[k] != fresh[k] for k in fresh):
-                    row.update(fresh)
-                    self.dataChanged.emit(self.index(i, COL_DOMAIN),
-                                          self.index(i, COL_PINNED))
+                if i is not None:
+                    self._update_row(i, r)
 
     def refresh_items(self, items: list[tuple[str, int]]) -> None:
         """Re-read the belief columns of these rows only (what an edit touched)."""
         memory = self.session.memory
         if memory is None:
             return
+        if self.loading:
+            self._touched.update((str(k), int(i)) for k, i in items)
         for kind, sql, where in (("event", BELIEF_SQL, self._event_row),
                                  ("fact", FACT_BELIEF_SQL, self._fact_row)):
             ids = sorted({int(i) for k, i in items if k == kind and int(i) in where})
@@ -154,19 +197,23 @@ class BeliefsModel(QAbstractTableModel):
                 chunk = ids[lo:lo + 500]
                 marks = ",".join("?" * len(chunk))
                 for r in memory.conn.execute(f"{sql} WHERE id IN ({marks})", chunk):
-                    i = where[r["id"]]
-                    fresh = dict(r)
-                    if any(self.rows[i][k] != fresh[k] for k in fresh):
-                        self.rows[i].update(fresh)
-                        self.dataChanged.emit(self.index(i, COL_DOMAIN),
-                                              self.index(i, COL_PINNED))
+                    self._update_row(where[r["id"]], r)
+
+    def _update_row(self, i: int, fresh: Any) -> None:
+        """Put a re-read row's belief columns in, and redraw that row alone if they moved:
+        dataChanged over its belief columns (the filter proxy re-checks that one row)."""
+        row = self.rows[i]
+        fresh = dict(fresh)
+        if any(row[k] != fresh[k] for k in fresh):
+            self.rows[i] = {**dict(row), **fresh}
+            self.dataChanged.emit(self.index(i, COL_DOMAIN), self.index(i, COL_PINNED))
 
     def _on_changed(self, what: str) -> None:
         if what == "beliefs" and self.session.changed_items is not None:
             self.refresh_items(self.session.changed_items)
-        elif what == "beliefs":
+        elif what == "beliefs" and not self.loading:
             self.refresh_beliefs()
-        elif what in ("all", "events", "entities"):
+        elif what in ("all", "events", "entities", "beliefs"):
             self.reload()
 
     # -- reading -------------------------------------------------------------------------------
@@ -195,11 +242,14 @@ class BeliefsModel(QAbstractTableModel):
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = DISPLAY):
         # Runs for every role of every painted cell: roles are compared as plain ints
-        # (pulse_desktop/qt_roles.py), and brushes and fonts are made once.
+        # (pulse_desktop/qt_roles.py), and brushes and fonts are made once. (Answering the
+        # seven roles a delegate asks in one multiData call was measured slower, not faster:
+        # a repaint's time is Qt's painting, docs/benchmarks.md.)
         if role not in _ROLES_ANSWERED or not index.isValid():
             return None
-        row = self.rows[index.row()]
-        col = index.column()
+        return self._value(self.rows[index.row()], index.column(), role)
+
+    def _value(self, row: Any, col: int, role: int) -> Any:
         if role == DISPLAY:
             return self._display(row, col)
         is_event = row["kind"] == "event"
@@ -368,7 +418,7 @@ def pinned_rank(row: dict[str, Any]) -> int:
     """0 not pinned, 1 pinned (not archivable), 2 a core wound (a pinned axiom anchor)."""
     if row["archivable"]:
         return 0
-    return 2 if row["belief_class"] == "axiom" and row.get("user_flag") else 1
+    return 2 if row["belief_class"] == "axiom" and row["user_flag"] else 1
 
 
 def coerce(field: str, value: Any) -> Any:
@@ -411,6 +461,14 @@ def describe(field: str, value: Any) -> str:
     return str(value)
 
 
+def read_belief_rows(memory: Any, send, cancel) -> None:
+    """Every row of the table, as ("event" | "fact", rows) chunks (pulse_desktop/view_reads.py):
+    sqlite3.Row objects, made in C with no Python per row on the reading thread."""
+    for kind, sql in (("event", EVENT_SQL), ("fact", FACT_SQL)):
+        for rows in chunks(memory.conn.execute(sql), cancel):
+            send((kind, rows))
+
+
 class BeliefsFilter(QSortFilterProxyModel):
     """The session's filter (from the navigator), search text, the timeline brush, facts on/off,
     pinned only."""
@@ -422,16 +480,23 @@ class BeliefsFilter(QSortFilterProxyModel):
         self.show_facts = True
         self.pinned_only = False
         self.allowed: dict[str, set[int]] | None = None     # {"event": ids, "fact": ids}
+        self.everything = True    # no filter at all: a row read in is shown without a look
         self.setSortRole(SORT_ROLE)
 
     def _refilter(self, change) -> None:
         if hasattr(self, "beginFilterChange"):     # Qt ≥ 6.9
             self.beginFilterChange()
             change()
+            self._everything()
             self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
         else:  # pragma: no cover - older Qt
             change()
+            self._everything()
             self.invalidateFilter()
+
+    def _everything(self) -> None:
+        self.everything = (not self.text and self.brush == (None, None) and self.show_facts
+                           and not self.pinned_only and self.allowed is None)
 
     def set_text(self, text: str) -> None:
         self._refilter(lambda: setattr(self, "text", text.strip().lower()))
@@ -452,6 +517,8 @@ class BeliefsFilter(QSortFilterProxyModel):
         self._refilter(lambda: setattr(self, "allowed", allowed))
 
     def filterAcceptsRow(self, source_row: int, source_parent) -> bool:
+        if self.everything:         # (100k rows read in at open: one call each, no lookups)
+            return True
         model: BeliefsModel = self.sourceModel()  # type: ignore[assignment]
         row = model.rows[source_row]
         if self.allowed is not None and row["id"] not in self.allowed[row["kind"]]:

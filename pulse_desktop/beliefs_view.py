@@ -7,7 +7,7 @@ allowed, and each dialog says the invariant before the user hits it."""
 from __future__ import annotations
 
 import shiboken6
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
+from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtGui import QAction, QFont, QFontMetrics, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -138,6 +138,7 @@ class BeliefsView(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(26)
         self.table.setWordWrap(False)
+        self.table.viewport().installEventFilter(self)
         header = self.table.horizontalHeader()
         # Columns fit the view (fit_columns): the title takes what is left; on a narrow
         # window Key, Kind and Provenance step aside (Columns ▾ brings them back) and the
@@ -260,6 +261,9 @@ class BeliefsView(QWidget):
         layout.addWidget(self.count)
 
         self.model.refused.connect(self._refused)
+        # a row selected elsewhere while the rows were still being read is selected once in
+        self.model.loaded.connect(lambda: self.session.selection
+                                  and self._on_selected(*self.session.selection))
         self.model.modelReset.connect(self._update_count)
         self.proxy.rowsInserted.connect(self._update_count)
         self.proxy.rowsRemoved.connect(self._update_count)
@@ -337,6 +341,13 @@ class BeliefsView(QWidget):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self.fit_columns()
+
+    def eventFilter(self, watched, event) -> bool:
+        # the viewport narrows when the scroll bar appears (rows read in after the window
+        # showed, pulse_desktop/view_reads.py): the columns fit again
+        if event.type() == QEvent.Type.Resize and watched is self.table.viewport():
+            self.fit_columns()
+        return False
 
     def showEvent(self, event) -> None:
         super().showEvent(event)

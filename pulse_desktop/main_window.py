@@ -38,10 +38,12 @@ from pulse_desktop.graph_view import GraphView
 from pulse_desktop.keyboard import WindowShortcuts, name_controls
 from pulse_desktop.live_refresh import LiveRefresh
 from pulse_desktop.navigator import NavigatorView
+from pulse_desktop.reading_progress import ReadingProgress
 from pulse_desktop.session import MemorySession
 from pulse_desktop.start_page import RecentMemories, StartPage
 from pulse_desktop.style import app_icon
 from pulse_desktop.timeline_view import TimelineView
+from pulse_desktop.view_reads import ViewRead, memory_rows
 
 TABS = ("Graph", "Timeline", "Beliefs", "Playground", "Corrections", "Ingest", "Recalls",
         "Review")
@@ -191,6 +193,10 @@ class MainWindow(QMainWindow):
         self.review_status.setToolTip("Items waiting for your decision (the Review tab, Ctrl+8)")
         self.review_status.clicked.connect(lambda: self.show_tab("Review"))
         self.statusBar().addPermanentWidget(self.review_status)
+        self.reading = ReadingProgress(self.session, self.close_memory)
+        self.statusBar().addPermanentWidget(self.reading)
+        self.review_reads = ViewRead(self.session, "review queue", self, quiet=True)
+        self.status_reads = ViewRead(self.session, "counts", self, quiet=True)
         self.session.changed.connect(self._update_review_count)
 
         self.session.opened.connect(self._on_opened)
@@ -365,24 +371,45 @@ class MainWindow(QMainWindow):
         self.beliefs.pin_action.setEnabled(writable)
         self._update_review_count()
         self._update_embedding_banner()
-        if has:
-            stats = self.session.memory.stats()["counts"]
-            self.statusBar().showMessage(
-                f"{self.session.path} · {stats['events']} events · {stats['entities']} entities"
-                f" · journal {stats['journal']} rows" + (" · read-only" if reason else ""))
+        memory = self.session.memory
+        if memory is not None:
+            path, suffix = self.session.path, " · read-only" if reason else ""
+            self.statusBar().showMessage(f"{path}{suffix}")
+            self.status_reads.start(
+                lambda m, _send, _cancel: m.stats()["counts"], lambda _rows: None,
+                lambda n: self.statusBar().showMessage(
+                    f"{path} · {n['events']} events · {n['entities']} entities"
+                    f" · journal {n['journal']} rows{suffix}"),
+                total=memory_rows(memory, ("events",)))
         else:
+            self.status_reads.cancel()
             self.statusBar().showMessage("No memory open")    # not the one just closed
         self._update_title()
 
     def _update_review_count(self, *_args) -> None:
-        from pulse_desktop.review_view import review_count
+        """The status bar's "Review: n" (read on the reader thread for a large memory: the
+        queue looks at every event)."""
+        from pulse_desktop.review_view import due_count
 
-        n = review_count(self.session, getattr(self.views.get("Review"), "widget", None))
+        memory = self.session.memory
+        if memory is None:
+            self.review_reads.cancel()
+            self.review_status.setVisible(False)
+            return
+        now = getattr(getattr(self.views.get("Review"), "widget", None), "now", None)
+        self.review_reads.start(lambda m, _send, _cancel: due_count(m, now), lambda _rows: None,
+                                self._show_review_count, total=memory_rows(memory, ("events",)))
+
+    def _show_review_count(self, n: int | None) -> None:
         self.review_status.setVisible(n is not None)
         if n is not None:
             self.review_status.setText(f"Review: {n}")
 
-    def _update_embedding_banner(self, *_args) -> None:
+    def _update_embedding_banner(self, what: str = "all") -> None:
+        # a belief edit cannot change the embeddings, and the notice looks for the e5 model's
+        # files (9 ms of the UI thread per pin at 100k, bench/desktop_responsiveness.py)
+        if what == "beliefs":
+            return
         memory = self.session.memory
         notice = None
         if memory is not None:
@@ -692,6 +719,8 @@ class MainWindow(QMainWindow):
             job.cancel.set()
             disconnect_job(job)
         self.jobs.clear()
+        for reads in self.findChildren(ViewRead):      # rows still being read: dropped
+            reads.cancel()
         self.graph.shutdown()
         self.live.shutdown()
         self.session.close()

@@ -51,6 +51,7 @@ from pulse_desktop.style import (
     class_name,
     letter_icon,
 )
+from pulse_desktop.view_reads import ViewRead, chunks, memory_rows, paced
 
 LIMIT = 20000  # rows per list; more is a search away
 ID_ROLE = USER + 1
@@ -73,6 +74,58 @@ def event_item(r: Any) -> tuple[int, str, str, str]:
            + (" · anchor" if r["user_flag"] else "")
            + (" · pinned" if not r["archivable"] else ""))
     return (int(r["id"]), text, tip, r["belief_class"])
+
+
+def read_items(memory: Any, wanted: dict[str, Any], cancel,
+               send=None) -> tuple[list, list] | None:
+    """The navigator's two lists (events by time, entities by salience; LIMIT each) as
+    (id, text, tooltip, mark) rows; runs on the reader thread for a large memory (send(rows)
+    after each chunk of events counts the progress)."""
+    conn = memory.conn
+    start, end = wanted["brush"]
+    events: list[tuple[int, str, str, str]] = []
+    if wanted["events"]:
+        where, args = ["absorbed_into IS NULL"], []
+        if start:
+            where.append("ts >= ?")
+            args.append(start)
+        if end:
+            where.append("ts <= ?")
+            args.append(end)
+        sql = f"{EVENT_ITEM_SQL} WHERE {' AND '.join(where)} ORDER BY ts, id"
+        allowed = wanted["allowed_events"]
+        for rows in chunks(conn.execute(sql, args), cancel):
+            events += [event_item(r) for r in paced(rows) if allowed is None or r["id"] in allowed]
+            if send is not None:
+                send(rows)
+            if len(events) >= LIMIT:
+                del events[LIMIT:]
+                break
+    entities: list[tuple[int, str, str, str]] = []
+    if wanted["entities"]:
+        where, args = ["1 = 1"], []
+        if start or end:
+            where.append("EXISTS (SELECT 1 FROM event_entities x JOIN events e ON"
+                         " e.id = x.event_id WHERE x.entity_id = n.id AND e.ts >= ? AND"
+                         " e.ts <= ?)")
+            args += [start or "", end or "9999"]
+        sql = ("SELECT n.id, n.canonical_name, n.kind, n.domain, n.salience FROM entities n"
+               f" WHERE {' AND '.join(where)} ORDER BY n.salience DESC, n.canonical_name")
+        allowed = wanted["allowed_entities"]
+        for rows in chunks(conn.execute(sql, args), cancel):
+            entities += [entity_item(r) for r in paced(rows)
+                         if allowed is None or r["id"] in allowed]
+            if len(entities) >= LIMIT:
+                del entities[LIMIT:]
+                break
+    return None if cancel.is_set() else (events, entities)
+
+
+def entity_item(r: Any) -> tuple[int, str, str, str]:
+    """An entity's row in the list: (id, name, tooltip, domain)."""
+    tip = (f"{r['canonical_name']}\n{r['kind'].replace('_', ' ')} · "
+           f"{DOMAIN_NAMES.get(r['domain'])} · salience {r['salience']:.2f}")
+    return (int(r["id"]), r["canonical_name"], tip, r["domain"])
 
 
 class ItemList(QStringListModel):
@@ -220,6 +273,7 @@ class NavigatorView(QWidget):
         layout.addWidget(self.brush_box)
         layout.addWidget(split, 1)
 
+        self.reads = ViewRead(session, "navigator", self)
         self._timer = QTimer(self, singleShot=True, interval=150)
         self._timer.timeout.connect(self.refresh)
         self.search.textChanged.connect(lambda _t: self._timer.start())
@@ -393,7 +447,7 @@ class NavigatorView(QWidget):
             for (k,) in memory.conn.execute("SELECT DISTINCT kind FROM entities ORDER BY kind"):
                 self.kind.addItem(k.replace("_", " "), f"kind:{k}")
         self.kind.blockSignals(False)
-        self._on_brush(*self.session.brush)
+        self._show_brush(*self.session.brush)
         self.refresh()
 
     def _on_changed(self, what: str) -> None:
@@ -419,13 +473,16 @@ class NavigatorView(QWidget):
             self.events.set_item(rows[int(r["id"])], event_item(r))
 
     def _on_brush(self, start, end) -> None:
+        self._show_brush(start, end)
+        self._populate()
+
+    def _show_brush(self, start, end) -> None:
         if start or end:
             self.brush_label.setText(f"{(start or '…')[:10]} → {(end or '…')[:10]}")
             self.brush_label.setToolTip("Only events in this time range (from the timeline)")
             self.brush_box.show()
         else:
             self.brush_box.hide()
-        self._populate()
 
     def refresh(self) -> None:
         """Push the filter widgets to the session (every view follows), then fill the lists."""
@@ -436,59 +493,32 @@ class NavigatorView(QWidget):
         self._populate()
 
     def _populate(self, *_args) -> None:
+        """Fill both lists from the memory, the session's filter and the brush: read at once for
+        a small memory, else on the reader thread (pulse_desktop/view_reads.py) — the lists
+        keep what they show until the new rows are in."""
         memory = self.session.memory
         if memory is None:
+            self.reads.cancel()
             self.entities.set_items([])
             self.events.set_items([])
             self._titles()
             return
-        conn = memory.conn
         kind = self.kind.currentData()
-        result = self.session.filter_result
-        start, end = self.session.brush
-
         show_events = kind is None or kind == "event" or str(kind).startswith("kind:")
         show_entities = kind != "event"
         self.event_box.setVisible(show_events)
         self.entity_box.setVisible(show_entities)
+        result = self.session.filter_result
+        wanted = {"events": show_events, "entities": show_entities, "brush": self.session.brush,
+                  "allowed_events": result["events"] if result else None,
+                  "allowed_entities": result["entities"] if result else None}
+        self.reads.start(lambda m, send, cancel: read_items(m, wanted, cancel, send), lambda _: None,
+                         self._fill, total=min(memory_rows(memory, ("events",)), LIMIT))
 
-        events: list[tuple[int, str, str, str]] = []
-        if show_events:
-            where, args = ["absorbed_into IS NULL"], []
-            if start:
-                where.append("ts >= ?")
-                args.append(start)
-            if end:
-                where.append("ts <= ?")
-                args.append(end)
-            sql = f"{EVENT_ITEM_SQL} WHERE {' AND '.join(where)} ORDER BY ts, id"
-            allowed = result["events"] if result else None
-            for r in conn.execute(sql, args):
-                if allowed is not None and r["id"] not in allowed:
-                    continue
-                events.append(event_item(r))
-                if len(events) >= LIMIT:
-                    break
-
-        entities: list[tuple[int, str, str, str]] = []
-        if show_entities:
-            where, args = ["1 = 1"], []
-            if start or end:
-                where.append("EXISTS (SELECT 1 FROM event_entities x JOIN events e ON"
-                             " e.id = x.event_id WHERE x.entity_id = n.id AND e.ts >= ? AND"
-                             " e.ts <= ?)")
-                args += [start or "", end or "9999"]
-            sql = ("SELECT n.id, n.canonical_name, n.kind, n.domain, n.salience FROM entities n"
-                   f" WHERE {' AND '.join(where)} ORDER BY n.salience DESC, n.canonical_name")
-            allowed = result["entities"] if result else None
-            for r in conn.execute(sql, args):
-                if allowed is not None and r["id"] not in allowed:
-                    continue
-                tip = (f"{r['canonical_name']}\n{r['kind'].replace('_', ' ')} · "
-                       f"{DOMAIN_NAMES.get(r['domain'])} · salience {r['salience']:.2f}")
-                entities.append((int(r["id"]), r["canonical_name"], tip, r["domain"]))
-                if len(entities) >= LIMIT:
-                    break
+    def _fill(self, lists: tuple[list, list] | None) -> None:
+        if lists is None:           # (cancelled)
+            return
+        events, entities = lists
         kept = {k: self.selected_ids(k) for k in ("event", "entity")}
         self.events.set_items(events)
         self.entities.set_items(entities)

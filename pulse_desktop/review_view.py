@@ -46,8 +46,13 @@ def review_count(session: MemorySession, view: QWidget | None = None) -> int | N
     memory = session.memory
     if memory is None:
         return None
+    return due_count(memory, getattr(view, "now", None))
+
+
+def due_count(memory: Memory, now: str | None) -> int | None:
+    """review_count on any thread's Memory (the reader thread's for a large memory)."""
     try:
-        return memory.review_count(now=getattr(view, "now", None))
+        return memory.review_count(now=now)
     except Exception:  # noqa: BLE001 - an older memory, a locked file: no count, no crash
         return None
 

@@ -24,6 +24,9 @@ class MemorySession(QObject):
     filtered = Signal(object)         # the filter's result (Memory.filter_items) or None
     refused = Signal(str, str)        # (title, text): an action refused, shown in a dialog
     show_recall = Signal(int)         # open one recall-log record in the Recalls tab
+    reading = Signal(str, int, int)   # (what, rows read, of about): a view reads its rows off
+                                      # the UI thread (pulse_desktop/view_reads.py); done ==
+                                      # total when it has them all, (what, 0, 0) if dropped
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)

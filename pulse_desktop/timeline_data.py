@@ -47,19 +47,51 @@ EVENTS_SQL = (
     " WHERE e.absorbed_into IS NULL AND e.archived = 0 ORDER BY e.ts, e.id")
 
 
+def dots_of(conn, ids: list[int]) -> list[Dot]:
+    """The dots of these events only (an edit's rows; archived and absorbed ones have none)."""
+    out: list[Dot] = []
+    for lo in range(0, len(ids), 500):
+        chunk = ids[lo:lo + 500]
+        sql = EVENTS_SQL.replace(" ORDER BY", f" AND e.id IN ({','.join('?' * len(chunk))})"
+                                 " ORDER BY")
+        out += dots_from(conn.execute(sql, chunk))
+    return out
+
+
 def load_dots(conn) -> list[Dot]:
+    return dots_from(conn.execute(EVENTS_SQL))
+
+
+def read_dots(memory, cancel, send=None) -> list[Dot] | None:
+    """load_dots in chunks, paced (run on the reader thread for a large memory,
+    pulse_desktop/view_reads.py; send(rows) after each chunk counts the progress); None when
+    cancelled."""
+    from pulse_desktop.view_reads import chunks, paced
+
+    dots: list[Dot] = []
+    for rows in chunks(memory.conn.execute(EVENTS_SQL), cancel):
+        dots += dots_from(paced(rows))
+        if send is not None:
+            send(rows)
+    return None if cancel.is_set() else dots
+
+
+def dots_from(rows) -> list[Dot]:
+    """One Dot per row of EVENTS_SQL (by position: 100k rows are read this way when the
+    timeline first shows a large memory, on the reader thread)."""
     dots = []
-    for r in conn.execute(EVENTS_SQL):
+    append, crc32, names = dots.append, zlib.crc32, EMOTIONS
+    first = 9                           # the emotions' columns follow emotional_weight
+    last = first + len(EMOTIONS)
+    for r in rows:
         try:
-            t = parse_ts(r["ts"])
+            t = parse_ts(r[3])
         except ValueError:
             continue
-        values = [(name, r[name] or 0.0) for name in EMOTIONS]
-        name, value = max(values, key=lambda x: x[1])
-        jitter = (zlib.crc32(str(r["id"]).encode()) % 2001) / 1000.0 - 1.0
-        dots.append(Dot(id=int(r["id"]), t=t, ts=r["ts"], title=r["title"], key=r["key"] or "",
-                        belief_class=r["belief_class"], domain=r["domain"],
-                        user_flag=bool(r["user_flag"]), pinned=not r["archivable"],
-                        emotion=name if value >= 0.05 else None, emotion_value=float(value),
-                        weight=float(r["emotional_weight"] or 0.0), jitter=jitter))
+        values = [v or 0.0 for v in tuple(r)[first:last]]
+        value = max(values)
+        event_id = int(r[0])
+        append(Dot(event_id, t, r[3], r[2], r[1] or "", r[4], r[5], bool(r[6]), not r[7],
+                   names[values.index(value)] if value >= 0.05 else None, float(value),
+                   float(r[8] or 0.0), (crc32(str(event_id).encode()) % 2001) / 1000.0 - 1.0))
     return dots

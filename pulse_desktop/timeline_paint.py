@@ -108,7 +108,8 @@ def paint(canvas, p: QPainter) -> None:
     paint_legend(canvas, p)
     if not canvas.dots:
         p.setPen(QColor("#6b7585"))
-        p.drawText(r, Qt.AlignmentFlag.AlignCenter, "No events in this memory yet.")
+        p.drawText(r, Qt.AlignmentFlag.AlignCenter,
+                   getattr(canvas, "empty_text", None) or "No events in this memory yet.")
     if canvas.hasFocus():
         paint_focus(canvas, p, r)
 

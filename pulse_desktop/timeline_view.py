@@ -36,7 +36,8 @@ from core.beliefs import BELIEF_CLASSES, DOMAINS
 from pulse_desktop import timeline_paint, timeline_recalls
 from pulse_desktop.session import MemorySession
 from pulse_desktop.style import DOMAIN_NAMES, EMOTION_COLORS, class_name
-from pulse_desktop.timeline_data import DAY, Dot, iso, load_dots, parse_ts
+from pulse_desktop.timeline_data import DAY, Dot, dots_of, iso, parse_ts, read_dots
+from pulse_desktop.view_reads import ViewRead, memory_rows
 
 LEFT, RIGHT, BOTTOM = 128, 18, 36
 KEY_STEPS = 40           # the cursor moves 1/40 of the visible span per arrow key
@@ -54,6 +55,7 @@ class TimelineCanvas(QWidget):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setMinimumHeight(260)
         self.dots: list[Dot] = []
+        self.empty_text: str | None = None    # what an empty canvas says (None: no events)
         self.lane_by = "class"
         self.t0, self.t1 = 0.0, 1.0
         self.brush: tuple[float, float] | None = None
@@ -366,7 +368,6 @@ class TimelineView(QWidget):
         self.session = session
         self.canvas = TimelineCanvas(self)
         self._syncing = False
-        self._stale = False           # a change came while hidden: re-read the dots when shown
 
         self.by_class = QPushButton("Lanes: belief class")
         self.by_domain = QPushButton("Lanes: domain")
@@ -430,6 +431,9 @@ class TimelineView(QWidget):
         session.selected.connect(self._on_selected)
         session.filtered.connect(self._on_filter)
         self.all_dots: list[Dot] = []
+        self._stale: bool | None = None    # not read since a change (keep the zoom: True)
+        self._dot_rows: dict[int, int] | None = None    # event id → place in all_dots
+        self.reads = ViewRead(session, "timeline", self)
         self.reload()
 
     def focus_target(self):
@@ -448,33 +452,81 @@ class TimelineView(QWidget):
         return [d for d in self.all_dots if d.id in allowed]
 
     def reload(self) -> None:
-        memory = self.session.memory
         self._load_recalls()
-        self.all_dots = load_dots(memory.conn) if memory is not None else []
-        self.canvas.set_dots(self._filtered())
-        self._on_brush(*self.session.brush)
-        self._update_info()
+        self._read_dots(keep_zoom=False)
 
     def _on_changed(self, what: str) -> None:
         if what in ("all", "recalls"):
             self._load_recalls()
             self.canvas.update()
-        if what in ("all", "events", "beliefs"):
-            if not self.isVisible():   # hidden: re-read when shown (live refresh stays cheap)
-                self._stale = True
-                return
-            self._reload_dots()
+        items = self.session.changed_items
+        if what == "beliefs" and items is not None and self._stale is None \
+                and not self.reads.busy:
+            self._update_dots([int(i) for k, i in items if k == "event"])
+        elif what in ("all", "events", "beliefs"):
+            self._read_dots(keep_zoom=True)
 
     def showEvent(self, event) -> None:
-        if getattr(self, "_stale", False):
-            self._reload_dots()
+        if self._stale is not None:
+            self._read_dots(keep_zoom=self._stale)
         super().showEvent(event)
 
-    def _reload_dots(self) -> None:
-        self._stale = False
+    def _read_dots(self, *, keep_zoom: bool) -> None:
+        """Read the dots again: at once for a small memory, for a large one on the reader
+        thread (pulse_desktop/view_reads.py), also while the tab is hidden when a memory is
+        opened (it is ready when shown). After another change, a hidden timeline is marked
+        stale and reads once shown; a belief edit's rows are updated in place."""
         memory = self.session.memory
-        self.all_dots = load_dots(memory.conn) if memory is not None else []
+        self._stale = None
+        if memory is None:
+            self.reads.cancel()
+            self._show_dots([], keep_zoom=False)
+            return
+        total = memory_rows(memory, ("events",))
+        if keep_zoom and not self.isVisible():
+            self.reads.cancel()
+            self._stale = keep_zoom
+            return
+        self.reads.start(lambda m, send, cancel: read_dots(m, cancel, send), lambda _rows: None,
+                         lambda dots: self._show_dots(dots, keep_zoom=keep_zoom), total=total,
+                         priority=0 if self.isVisible() else -1,   # (hidden: after the table)
+                         on_failed=lambda _text: self._show_dots(self.all_dots, keep_zoom=True))
+        if self.reads.busy and not self.all_dots:
+            self.canvas.empty_text = "Reading the events…"
+            self.canvas.update()
+
+    def _update_dots(self, ids: list[int]) -> None:
+        """Redraw these events' dots (their lane, marks) without reading the others."""
+        memory = self.session.memory
+        if memory is None or not ids:
+            return
+        where = self._dot_rows
+        if where is None or len(where) != len(self.all_dots):
+            where = self._dot_rows = {dot.id: i for i, dot in enumerate(self.all_dots)}
+        fresh = {dot.id: dot for dot in dots_of(memory.conn, ids)}
+        gone = [where[i] for i in ids if i in where and i not in fresh]
+        if gone or any(i not in where for i in fresh):     # (archived, or newly shown)
+            self._read_dots(keep_zoom=True)
+            return
+        dots = list(self.all_dots)      # a new list: the canvas keys its caches by identity
+        for event_id, dot in fresh.items():
+            dots[where[event_id]] = dot
+        self.all_dots = dots
+        self._dot_rows = where          # (the same places)
         self._keep_zoom(self._filtered())
+
+    def _show_dots(self, dots: list[Dot] | None, *, keep_zoom: bool) -> None:
+        if dots is None:                # (cancelled)
+            return
+        self.canvas.empty_text = None
+        self.all_dots = dots
+        self._dot_rows = None
+        if keep_zoom:
+            self._keep_zoom(self._filtered())
+            return
+        self.canvas.set_dots(self._filtered())
+        self._on_brush(*self.session.brush)
+        self._update_info()
 
     def _on_filter(self, _result) -> None:
         self._keep_zoom(self._filtered())

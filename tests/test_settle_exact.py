@@ -435,14 +435,20 @@ def test_an_e5_like_index_settles_few_rows_whatever_the_query_length(e5_like, ke
         conn.close()
 
 
+def _demo_copy(tmp_path, demo_db):
+    """A writable copy of the demo memory."""
+    path = tmp_path / "memory.db"
+    shutil.copy(demo_db, path)
+    return path
+
+
 # -- the index: rows appended or returning in place, as a fresh load has them -------------------
 
 def test_rows_without_an_observation_appended_in_place_have_no_neighbours(tmp_path, demo_db
                                                                           ) -> None:
     """Events imported without a conversation (no observation) are appended with no
     neighbours, beside a remembered one that has them: every column is a fresh load's."""
-    path = tmp_path / "memory.db"
-    shutil.copy(demo_db, path)
+    path = _demo_copy(tmp_path, demo_db)
     rng = np.random.default_rng(4)
     with Memory.open(path) as memory:
         cache = memory.scorer._indexes
@@ -472,8 +478,7 @@ def test_an_event_returning_between_the_last_two_rows_takes_its_place(tmp_path, 
                                                                       ) -> None:
     """The second newest event leaves (a dismissed question is archived) and comes back: it is
     shifted in before the newest row, not appended after it."""
-    path = tmp_path / "memory.db"
-    shutil.copy(demo_db, path)
+    path = _demo_copy(tmp_path, demo_db)
     with Memory.open(path) as memory:
         cache = memory.scorer._indexes
         index = cache.get(memory.conn, memory.embedding_model)
@@ -486,3 +491,23 @@ def test_an_event_returning_between_the_last_two_rows_takes_its_place(tmp_path, 
         assert cache.get(memory.conn, memory.embedding_model) is index
         assert int(index.ids[-2]) == second and (np.diff(index.ids) > 0).all()
         assert live_rows(index) == live_rows(load_index(memory.conn, memory.embedding_model))
+
+
+def test_the_kept_median_sample_follows_the_rows_a_write_moved(tmp_path, demo_db) -> None:
+    """The median sample's vectors are kept between queries (index.sample_product); after a
+    write, the same row positions may hold other events (an edit supersedes its event and
+    appends the new version), so the kept vectors must be gathered again."""
+    path = _demo_copy(tmp_path, demo_db)
+    rng = np.random.default_rng(6)
+    with Memory.open(path) as memory:
+        cache = memory.scorer._indexes
+        index = cache.get(memory.conn, memory.embedding_model)
+        rows = np.arange(len(index.ids) - 1)
+        query = unit(rng.standard_normal(index.dim))
+        before = index.sample_product(rows, query)
+        assert np.allclose(index.sample_product(rows, query), before)   # kept: the same
+        memory.edit_event_text(int(index.ids[len(index.ids) // 2]), title="A new title")
+        assert cache.get(memory.conn, memory.embedding_model) is index   # updated in place
+        after = index.sample_product(rows, query)
+        assert np.allclose(after, index.vectors(rows) @ query, atol=1e-6)
+        assert not np.allclose(after, before)

@@ -247,15 +247,11 @@ class Writer(PoolLinks):
         msg, ex, st = prep.message, prep.extraction, self.store
         conn = self.conn
         changes: list[dict[str, Any]] = []
-        from core.store.commands import next_id
+        from core.store.commands import next_ids
 
-        obs_id = next_id(conn, "observations")
-        next_entity = next_id(conn, "entities")
-        next_event = next_id(conn, "events")
-        next_rel = next_id(conn, "relations")
-        next_fact = next_id(conn, "facts")
-        next_prop = next_id(conn, "merge_proposals")
-        next_gloss = next_id(conn, "glossary")
+        obs_id, next_entity, next_event, next_rel, next_fact, next_prop, next_gloss = next_ids(
+            conn, "observations", "entities", "events", "relations", "facts", "merge_proposals",
+            "glossary")
         metadata = dict(msg.metadata)
         if msg.role:
             metadata["role"] = msg.role

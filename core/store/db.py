@@ -195,8 +195,30 @@ def connect(path: str | Path, *, create: bool = False, read_only: bool = False,
                 path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise StoreError(f"{path.parent}: cannot create folder ({exc.strerror})") from None
+    target = f"{path.resolve().as_uri()}?mode=ro" if read_only else str(path)
+    conn = _open(path, target, read_only, key, new_salt, secret, salt)
+    if not read_only:
+        try:
+            before = applied_versions(conn)
+            migrate(conn)
+            changed = applied_versions(conn) != before
+        except sqlite3.Error as exc:
+            conn.close()
+            if is_busy(exc):
+                raise BusyError(busy_message(path)) from None
+            raise StoreError(f"{path}: cannot prepare the memory ({exc})") from None
+        if changed:
+            # A connection that ran the migrations' DDL wrote about twice as slowly ever after
+            # (SQLCipher's SQLite: the LoCoMo import's change sets took 5.5-6.2 s of CPU on it,
+            # 2.7-3.1 s on a connection opened after): the caller gets a fresh one.
+            conn.close()
+            conn = _open(path, target, read_only, key, new_salt, secret, salt)
+    return conn
+
+
+def _open(path: Path, target: str, read_only: bool, key: str | None, new_salt: bytes | None,
+          secret: str | None, salt: bytes | None) -> sqlite3.Connection:
     try:
-        target = f"{path.resolve().as_uri()}?mode=ro" if read_only else str(path)
         conn = sqlite3.connect(target, uri=read_only, check_same_thread=False,
                                timeout=BUSY_TIMEOUT_MS / 1000,
                                factory=locks.TrackedConnection)
@@ -213,8 +235,6 @@ def connect(path: str | Path, *, create: bool = False, read_only: bool = False,
             cipher.remember_salt(path, salt)
             cipher.remember_unlocked(path, secret)
         _configure(conn, read_only)
-        if not read_only:
-            migrate(conn)
     except sqlite3.Error as exc:
         conn.close()
         if is_busy(exc):

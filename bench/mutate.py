@@ -11,8 +11,9 @@
     nice -n 15 .venv/bin/python bench/mutate.py --file signature.py    # the mutants of one file
 
 The mutants are bench/mutants.py's. The tests (TESTS) decide: a mutant is killed when one of
-them fails or when it outlives its time budget (a hang; its `killer` is then "timeout"), and
-survives when they all pass.
+them fails or when it outlives its time budget (a hang; its `killer` is then "timeout": CPU
+seconds, three times its tests' baseline plus a floor, so a busy or paused machine does not
+kill it), and survives when they all pass.
 
 What makes a full run affordable on a small shared machine:
 - one pytest session collects the tests once; then a traced run (in a forked child) of the
@@ -83,6 +84,10 @@ FOCUS = {"index": ("test_index_",), "changelog": ("test_index_",),
 # a child gets this many times its tests' baseline seconds (traced, so already above an
 # untraced run's), plus the floor, before it is killed
 TIMEOUT_FACTOR = 3
+# a child's budget is CPU seconds: on a shared machine (or one whose jobs are paused for a quiet
+# measurement) its wall time says how busy the machine was, not whether it hangs. Wall time
+# still ends a child that sleeps forever, at a far larger multiple.
+WALL_FACTOR, WALL_FLOOR_S = 10, 600
 TIMEOUT_FLOOR_S = {"code": 15, "import": 40}
 
 
@@ -468,7 +473,7 @@ class Runner:
             for pid, (m, started, budget, report) in list(running.items()):
                 done, status = os.waitpid(pid, os.WNOHANG)
                 elapsed = time.perf_counter() - started
-                if done == 0 and elapsed > budget:
+                if done == 0 and over_budget(cpu_seconds(pid), elapsed, budget):
                     os.kill(pid, 9)
                     os.waitpid(pid, 0)
                     m.status, m.killer = "killed", "timeout"   # it hung: a kill
@@ -491,6 +496,26 @@ class Runner:
                 del running[pid]
                 if m.status != "undecided":
                     self.progress(m)
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """CPU seconds a live process has used (its threads and waited-for children), or None
+    where /proc cannot tell."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    # fields[0] is the state (stat's 3rd field): utime, stime, cutime, cstime are its 14th-17th
+    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def over_budget(cpu: float | None, wall: float, budget: float) -> bool:
+    """Whether a mutant's child has outlived its budget: its CPU time past the budget (a
+    loop), or its wall time past a far larger one (a sleep); wall alone where CPU is unknown."""
+    if cpu is None:
+        return wall > budget
+    return cpu > budget or wall > WALL_FACTOR * budget + WALL_FLOOR_S
 
 
 def baseline_cache(max_examples: int | None, tests: tuple[str, ...]) -> Path:

@@ -53,3 +53,42 @@ def test_import_time_code_is_named_as_such(tmp_path):
     sites = _sites(path)
     assert any(s.startswith("<import>|") for s in sites)   # LIMIT = 3 and the default low=0
     assert any(s.startswith("clipped|") for s in sites)
+
+
+# -- the runner's time budget: CPU seconds, so a busy or paused machine kills no mutant ---------
+
+def test_a_child_that_waits_uses_no_cpu_budget_and_one_that_loops_does():
+    import subprocess
+    import time
+
+    from mutate import cpu_seconds, over_budget
+
+    waiting = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    looping = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        started = time.monotonic()
+        while (cpu_seconds(looping.pid) or 0.0) <= 1.0 and time.monotonic() - started < 30:
+            time.sleep(0.1)      # the machine may be busy: wait for the loop's CPU second
+        wall = time.monotonic() - started
+        waited, looped = cpu_seconds(waiting.pid), cpu_seconds(looping.pid)
+        assert waited is not None and looped is not None
+        assert waited < 0.5 and looped > 1.0
+        # a budget of 1 s: the loop is over it; the wait, as long on the wall clock, is not
+        assert over_budget(looped, wall, 1.0)
+        assert not over_budget(waited, wall, 1.0)
+    finally:
+        for p in (waiting, looping):
+            p.kill()
+            p.wait()
+    assert cpu_seconds(looping.pid) is None         # gone: nothing to tell
+
+
+def test_the_wall_clock_still_ends_a_child_that_sleeps_forever():
+    from mutate import WALL_FACTOR, WALL_FLOOR_S, over_budget
+
+    budget = 20.0
+    limit = WALL_FACTOR * budget + WALL_FLOOR_S
+    assert not over_budget(0.1, limit, budget)
+    assert over_budget(0.1, limit + 1, budget)
+    assert over_budget(None, budget + 1, budget)     # no /proc: wall time is all there is
+    assert not over_budget(None, budget, budget)

@@ -147,9 +147,10 @@ def test_an_index_that_grew_past_a_threshold_is_not_snapshotted(memory: Memory, 
 
 
 def test_a_large_snapshot_reads_back(memory: Memory) -> None:
-    """16,500 rows, past 64 × 257 (where an index's spare capacity, rows // 64 + 256, first
-    exceeds 256 by a row): the snapshot holds the index it was given, row for row. (An index
-    built in memory: the file holds one event of the model, for its dimension.)"""
+    """16,500 rows — past 16,448 = 64 × 257, from where the spare capacity's rows // 64 term
+    outgrows its 256 rows (real snapshots start at SNAPSHOT_ROWS = 50,000): the snapshot holds
+    the index it was given, row for row. (An index built in memory: the file holds one event
+    of the model, for its dimension.)"""
     n, dim = 16_500, 4
     records.add_event(memory.conn, actor="import",
                       fields={"title": "one", "ts": "2026-09-01T10:00:00Z"},

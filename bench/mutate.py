@@ -71,7 +71,8 @@ TESTS = ("tests/test_scoring_chain.py", "tests/test_scoring_formula.py", "tests/
          "tests/test_scoring_borrow_chain.py", "tests/test_state_flags.py",
          "tests/test_index_snapshot.py", "tests/test_scoring_gaps.py",
          "tests/test_settle_exact.py", "tests/test_lexical_hits.py", "tests/test_term_counts.py",
-         "tests/test_index_refresh_edges.py", "tests/test_postings_edges.py")
+         "tests/test_index_refresh_edges.py", "tests/test_postings_edges.py",
+         "tests/test_snapshot_boundaries.py", "tests/test_state_and_change_log_edges.py")
 # the test files written for a file's code: until kills say otherwise, their tests count as
 # ten times likelier killers of its mutants than the others that execute the statement
 FOCUS = {"index": ("test_index_",), "changelog": ("test_index_",),
@@ -80,7 +81,8 @@ FOCUS = {"index": ("test_index_",), "changelog": ("test_index_",),
          "postings": ("test_postings", "test_index_edges"), "chain": ("test_scoring_chain",),
          "state": ("test_scoring_state",),
          "signature": ("test_scoring_state", "test_scoring_borrow_chain"),
-         "snapshot": ("test_index_snapshot",), "lexical_hits": ("test_lexical_hits",), "state_flags": ("test_state_flags",),
+         "snapshot": ("test_index_snapshot", "test_snapshot_boundaries"),
+         "lexical_hits": ("test_lexical_hits",), "state_flags": ("test_state_flags",),
          "breakdown": ("test_scorer",)}
 # a child gets this many times its tests' baseline seconds (traced, so already above an
 # untraced run's), plus the floor, before it is killed

@@ -4,8 +4,10 @@ A small index multiplies its float32 matrix (every value exact). A large one (in
 core/scoring/quantised.py) first gets an approximate cosine a and a bound δ per row, so the
 true cosine lies in [a − δ, a + δ]; the exact float32 cosine is then computed only for:
 
-- the candidates: every row whose upper end reaches the N-th largest lower end — no other row
-  can be among the N best, so the top N (and the maximum) are those of the exact cosines;
+- the candidates: of the rows whose upper end reaches the N-th largest lower end, the N
+  reaching highest are made exact, then every one whose upper end reaches the smallest of
+  those N values — no other row can be among the N best, so the top N (and the maximum) are
+  those of the exact cosines;
 - the median: the rows of its sample whose interval overlaps [k-th lower end, k-th upper end]
   — every other row is certainly below or above the k-th value, so the order statistic of the
   patched values equals the exact one;
@@ -71,10 +73,20 @@ class DenseScores:
             low = values - bound
             cut = np.partition(low, rows.size - n)[rows.size - n]
             high = np.add(values, bound, out=low)
-            rows = np.flatnonzero(high >= cut) if every else rows[high >= cut]
+            pool = np.flatnonzero(high >= cut)
+            if pool.size > n:
+                # the n of them reaching highest, made exact, are n rows at or above the
+                # smallest of their values: every row whose upper end is below it is out.
+                # Where the intervals are apart these are the n best and nothing more; where
+                # they crowd, the pool shrinks from "reaches the n-th lower end" (~2 bounds
+                # below the n-th value) to "reaches the n-th value found" (~1 bound)
+                first = pool[np.argpartition(high[pool], pool.size - n)[pool.size - n:]]
+                found = self.exact(first if every else rows[first]).min()
+                pool = pool[high[pool] >= found]
+            rows = pool if every else rows[pool]
         self.exact(rows)
-        # every other row's value (exact or not) is below `cut`, and at least n of these are
-        # at or above it: the n best of `rows` are the n best of all, ties included
+        # every other row's value (exact or not) is below the pool's n-th value, and at least
+        # n rows are at or above it: the n best of `rows` are the n best of all, ties included
         self.top_pool = (n, rows)
 
     def settle_order(self, rows: np.ndarray, ranks: list[int]) -> None:

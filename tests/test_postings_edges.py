@@ -75,3 +75,21 @@ def test_postings_out_of_doc_order_keep_every_doc_once() -> None:
     for term, (docs, counts) in expected.items():
         got_docs, got_counts = _read_postings(conn, term)
         assert (got_docs.tolist(), got_counts.tolist()) == (docs, counts), term
+
+
+def test_long_events_have_their_length_read_as_fts5_reads_it(memory: Memory) -> None:
+    """An event's length D comes from FTS5's docsize blob, one varint per column: 7 bits a
+    byte, so a column of 128 tokens or more takes two bytes (16,384 or more, three). BM25
+    divides by D over its mean, so a long event read with the wrong length scores differently
+    from bm25() — and so do the short ones beside it, through the mean."""
+    words = "harbour lantern brother rain roof tide rope gull stone path".split()
+    for day, size in enumerate((3, 127, 128, 300, 20_000), start=1):
+        text = " ".join(words[(day + i) % len(words)] for i in range(size))
+        records.add_event(memory.conn, actor="import",
+                          fields={"title": f"night {day}", "description": text,
+                                  "ts": f"2026-10-{day:02d}T10:00:00Z"})
+    postings = Postings(memory.conn)
+    for query in ("harbour", "lantern gull", "night", "stone path rope"):
+        got = postings.search(memory.conn, query, 10)
+        assert got == bm25_search(memory.conn, query, 10), query
+        assert len(got) >= 3, query

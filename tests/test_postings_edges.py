@@ -93,3 +93,19 @@ def test_long_events_have_their_length_read_as_fts5_reads_it(memory: Memory) -> 
         got = postings.search(memory.conn, query, 10)
         assert got == bm25_search(memory.conn, query, 10), query
         assert len(got) >= 3, query
+
+
+def test_the_limit_and_a_one_event_memory_answer_as_bm25_does(memory: Memory) -> None:
+    """search() returns the `limit` best, as bm25() with LIMIT: none for 0, the best for 1;
+    and a memory of one event finds it."""
+    _add(memory, "the harbour at dawn", 1)
+    alone = Postings(memory.conn)
+    assert alone.search(memory.conn, "harbour", 5) == bm25_search(memory.conn, "harbour", 5)
+    assert len(alone.search(memory.conn, "harbour", 5)) == 1
+    for day, text in enumerate(["a storm over the harbour", "the harbour wall, the harbour",
+                                "rain on the roof"], start=2):
+        _add(memory, text, day)
+    postings = Postings(memory.conn)
+    assert postings.search(memory.conn, "harbour", 0) == []
+    best = postings.search(memory.conn, "harbour", 1)
+    assert best == bm25_search(memory.conn, "harbour", 1) and len(best) == 1

@@ -109,3 +109,18 @@ def test_the_limit_and_a_one_event_memory_answer_as_bm25_does(memory: Memory) ->
     assert postings.search(memory.conn, "harbour", 0) == []
     best = postings.search(memory.conn, "harbour", 1)
     assert best == bm25_search(memory.conn, "harbour", 1) and len(best) == 1
+
+
+def test_an_event_far_past_the_end_of_the_arrays_is_read_in_place(memory: Memory) -> None:
+    """An id far beyond the arrays' size (an import from another memory keeps its ids) must
+    grow them to that id at once, not by their usual step."""
+    for day, text in enumerate(["the harbour at dawn", "my brother called"], start=1):
+        _add(memory, text, day)
+    cache = PostingsCache()
+    first = cache.get(memory.conn)
+    assert _add(memory, "a lantern over the harbour", 3, event_id=50_000) == 50_000
+    postings = cache.get(memory.conn)
+    assert postings is first                       # refreshed in place, not rebuilt
+    got = postings.search(memory.conn, "lantern harbour", 10)
+    assert got == bm25_search(memory.conn, "lantern harbour", 10)
+    assert got[0][0] == 50_000

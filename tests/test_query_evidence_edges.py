@@ -114,3 +114,18 @@ def test_the_floor_is_applied_only_when_it_lifts_the_recency(memory: Memory) -> 
     assert got[now_event]["terms"]["floor_applied"] is False
     assert got[older]["terms"]["recency"] < 1.0
     assert got[older]["terms"]["floor_applied"] is True
+
+
+def test_words_of_events_older_than_the_change_log_are_found(db_path) -> None:
+    """A memory whose events predate its change log (migration 010 starts it empty, with no
+    revision): the first query's word counts cover every event, not only logged ones."""
+    with Memory.open(db_path, create=True) as memory:
+        _event(memory, "The lighthouse keeper waved")
+        _event(memory, "Walked the dog along the river")
+        memory.conn.execute("DELETE FROM index_changes")         # as migration 010 leaves it
+        memory.conn.execute("DELETE FROM sqlite_sequence WHERE name = 'index_changes'")
+        memory.conn.commit()
+    with Memory.open(db_path) as memory:
+        out = memory.retrieve("lighthouse", scorer="pulse", now=NOW, abstain=False)
+        assert out["evidence"]["words_found"] == 1
+        assert out["evidence"]["term_coverage"] == 1.0

@@ -129,3 +129,45 @@ def test_words_of_events_older_than_the_change_log_are_found(db_path) -> None:
         out = memory.retrieve("lighthouse", scorer="pulse", now=NOW, abstain=False)
         assert out["evidence"]["words_found"] == 1
         assert out["evidence"]["term_coverage"] == 1.0
+
+
+def _count_statements(memory: Memory, query: str) -> list[str]:
+    """The statements counting a word's events (TermCounts) run by one retrieve."""
+    seen: list[str] = []
+    memory.conn.set_trace_callback(seen.append)
+    try:
+        memory.retrieve(query, scorer="pulse", now=NOW, abstain=False)
+    finally:
+        memory.conn.set_trace_callback(None)
+    return [s for s in seen if s.startswith("SELECT")
+            and ("pulse_fts_row" in s or "count(*) FROM events_fts" in s)]
+
+
+def test_a_word_asked_again_is_not_counted_again(memory: Memory) -> None:
+    """The word counts are kept across queries (a conversation reuses its words): asked again
+    with no write between, a word costs no count at all; a word new to the memory's counts
+    costs one."""
+    _event(memory, "The lighthouse keeper waved")
+    _event(memory, "Walked the dog along the river")
+    assert len(_count_statements(memory, "lighthouse river")) == 2
+    assert _count_statements(memory, "lighthouse river") == []
+    assert len(_count_statements(memory, "river keeper")) == 1
+
+
+def test_the_word_counts_hold_at_most_their_limit_of_words(memory: Memory) -> None:
+    """The kept counts are bounded (TermCounts.LIMIT words; 3 here): words past the bound are
+    counted right but not kept, and a kept word's count still follows new events."""
+    from core.scoring.lexical import TermCounts
+
+    _event(memory, "The lighthouse keeper waved at the river boat")
+    counts = TermCounts()
+    counts.LIMIT = 3
+    rev = memory.scorer.index().text_rev
+    words = ["lighthouse", "keeper", "river", "boat", "waved"]
+    assert [counts.get(memory.conn, rev, w) for w in words] == [1] * 5
+    assert sorted(counts._counts) == ["keeper", "lighthouse", "river"]
+    _event(memory, "Another lighthouse further north")
+    rev = memory.scorer.index().text_rev
+    assert counts.get(memory.conn, rev, "lighthouse") == 2
+    assert counts.get(memory.conn, rev, "boat") == 1
+    assert counts._counts["lighthouse"][0] == 2 and len(counts._counts) == 3

@@ -130,6 +130,11 @@ class ScorerSettings:
                 clean[name] = float(value)
         if not 0.0 <= clean.get("alpha", self.alpha) <= 1.0:
             raise ValidationError("scorer settings: alpha must be in 0..1")
+        if not max(clean.get("candidates_min", self.candidates_min),
+                   clean.get("candidates_per_k", self.candidates_per_k)):
+            # N = max(candidates_min, candidates_per_k × top_k) would be 0: nothing to rank
+            raise ValidationError("scorer settings: candidates_min and candidates_per_k cannot"
+                                  " both be 0 (no event would be a candidate)")
         return replace(self, **clean)
 
     @classmethod

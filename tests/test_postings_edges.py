@@ -124,3 +124,20 @@ def test_an_event_far_past_the_end_of_the_arrays_is_read_in_place(memory: Memory
     got = postings.search(memory.conn, "lantern harbour", 10)
     assert got == bm25_search(memory.conn, "lantern harbour", 10)
     assert got[0][0] == 50_000
+
+
+def test_the_tokenizer_made_on_one_thread_serves_another() -> None:
+    """The app reads and ranks on worker threads (pulse_desktop's reader and query workers):
+    FTS5's tokenizer, made once by whichever thread first asked, must serve the others."""
+    import threading
+
+    from core.scoring.postings import Tokenizer
+
+    tokenizer = Tokenizer()
+    assert tokenizer.word("harbours") == ("harbour",)
+    got: list = []
+    worker = threading.Thread(target=lambda: got.append(
+        (tokenizer.word("lanterns"), tokenizer.terms([(1, "the harbour", "rain, rain")]))))
+    worker.start()
+    worker.join()
+    assert got == [(("lantern",), {1: {"harbour": 1, "rain": 2, "the": 1}})]

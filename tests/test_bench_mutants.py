@@ -1,6 +1,7 @@
 """bench/mutants.py's site_of: an earlier run's mutant is matched to later code by its place,
 not by its line number."""
 
+import json
 import sys
 from pathlib import Path
 
@@ -92,3 +93,27 @@ def test_the_wall_clock_still_ends_a_child_that_sleeps_forever():
     assert over_budget(0.1, limit + 1, budget)
     assert over_budget(None, budget + 1, budget)     # no /proc: wall time is all there is
     assert not over_budget(None, budget, budget)
+
+
+def test_combining_runs_keeps_only_todays_mutants_and_the_later_verdict(tmp_path, capsys):
+    from dataclasses import asdict
+
+    from mutants import ROOT, TARGET
+    from mutate_combine import main as combine
+
+    today = mutants_of(ROOT / TARGET / "evidence.py")[:3]
+    rows = [asdict(m) for m in today]
+    for row in rows:
+        row["status"] = "survived"
+    moved = dict(rows[0], line=rows[0]["line"] + 1000)       # a mutant of older code
+    later = [dict(rows[1], status="killed", killer="tests/x.py::t")]
+    undecided = [dict(rows[2], status="undecided")]
+    first, second, out = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "c.json"
+    first.write_text(json.dumps(rows[:2] + [moved]))
+    second.write_text(json.dumps(later + undecided))
+    assert combine([str(out), str(first), str(second)]) == 0
+    got = {(r["line"], r["index"]): r["status"] for r in json.loads(out.read_text())}
+    assert got == {(rows[0]["line"], rows[0]["index"]): "survived",
+                   (rows[1]["line"], rows[1]["index"]): "killed"}
+    table = capsys.readouterr().out
+    assert "| evidence.py | 1 | 2 |" in table

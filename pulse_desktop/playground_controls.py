@@ -114,14 +114,22 @@ class Level(QWidget):
             mark.setPixmap(letter_icon(letter, colour).pixmap(14, 14))
             mark.setAccessibleName(name)
             lay.addWidget(mark)
-        lay.addWidget(self.check, 3)
-        lay.addWidget(self.slider, 3)
+        lay.addWidget(self.check)
+        lay.addWidget(self.slider, 1)
         lay.addWidget(self.label)
         tip = tooltip or help_for(name)
         if tip:
             self.setToolTip(tip)
         self.check.toggled.connect(self._sync)
         self.slider.valueChanged.connect(self._sync)
+
+    @staticmethod
+    def align(levels: list[Level]) -> None:
+        """One column for the names of a group of levels, so that their sliders line up (each
+        level lays itself out, so a longer name would push its slider right)."""
+        width = max((level.check.sizeHint().width() for level in levels), default=0)
+        for level in levels:
+            level.check.setMinimumWidth(width)
 
     def _sync(self) -> None:
         self.slider.setEnabled(self.check.isChecked())
@@ -219,6 +227,7 @@ class ContextPanel(QWidget):
                           EMOTION_LETTERS[e], EMOTION_COLORS[e])
             self.mood[e] = level
             ml.addWidget(level)
+        Level.align(list(self.mood.values()))
         form.addWidget(mood_box)
 
         body_box = QGroupBox("Body and life")
@@ -228,6 +237,7 @@ class ContextPanel(QWidget):
         bf.addRow(self.stress)
         self.sleep_quality = Level("sleep quality", help_for("sleep_quality") or "0..1")
         bf.addRow(self.sleep_quality)
+        Level.align([self.stress, self.sleep_quality])
         self.sleep_hours = unset_spin(0, 24, 1, 0.5)
         self.sleep_hours.setToolTip("Hours slept last night (sleep_hours)")
         bf.addRow("Sleep (hours)", self.sleep_hours)

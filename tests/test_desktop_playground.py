@@ -334,6 +334,19 @@ def test_clicking_a_slider_track_jumps_there(qtbot, view):
     assert view.state_dict()["mood_vector"]["joy"] == slider.value() / 100
 
 
+def test_mood_and_body_sliders_line_up(qtbot, view):
+    """A longer name ("anticipation") must not push its slider out of the column, even
+    in a narrow window."""
+    view.resize(640, 700)
+    view.show()
+    qtbot.waitExposed(view)
+    panel = view.context
+    for group in (list(panel.mood.values()), [panel.stress, panel.sleep_quality]):
+        lefts = {level.slider.mapTo(view, level.slider.rect().topLeft()).x() for level in group}
+        widths = {level.slider.width() for level in group}
+        assert len(lefts) == 1 and len(widths) == 1, (lefts, widths)
+
+
 def test_messages_instead_of_silence(qtbot, view, session):
     got = []
     session.message.connect(got.append)

@@ -16,11 +16,11 @@ from typing import Any
 from core.store.sqlite import sqlite3
 
 # Tables a change may never touch: the journal itself, bookkeeping (the recall log: who read
-# what; the index change log and snapshot), and FTS internals (kept in sync by triggers). Any
-# other table of the schema is fair game, so later migrations need no registration; a crafted
-# journal still cannot write outside the memory's own tables.
+# what; the index change log and snapshot; the ids once given), and FTS internals (kept in
+# sync by triggers). Any other table of the schema is fair game, so later migrations need no
+# registration; a crafted journal still cannot write outside the memory's own tables.
 _FORBIDDEN_PREFIXES = ("sqlite_", "journal", "pulse_meta", "schema_version", "recall_log",
-                       "index_changes", "index_snapshot")
+                       "index_changes", "index_snapshot", "id_high_water")
 _keys_cache: dict[str, tuple[str, ...]] = {}
 
 

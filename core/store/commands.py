@@ -41,12 +41,20 @@ def execute(conn: sqlite3.Connection, *, actor: str, op: str, subject: str,
         return journal.append(conn, actor, op, subject, payload, ts=ts)
 
 
+def _next_id_sql(table: str) -> str:
+    # above the highest id the table holds and the highest it ever deleted (migration 012):
+    # an id once given is never given again
+    return (f"(SELECT max(COALESCE((SELECT MAX(id) FROM {table}), 0),"
+            f" COALESCE((SELECT top FROM id_high_water WHERE name = '{table}'), 0)) + 1)")
+
+
 def next_id(conn: sqlite3.Connection, table: str) -> int:
-    """Ids are allocated explicitly and recorded in the payload, so a replay gives the same ids."""
-    return int(conn.execute(f"SELECT COALESCE(MAX(id), 0) + 1 FROM {table}").fetchone()[0])
+    """Ids are allocated explicitly and recorded in the payload, so a replay gives the same ids;
+    an id is never reused, even after its row was erased or its creation undone."""
+    return int(conn.execute(f"SELECT {_next_id_sql(table)}").fetchone()[0])
 
 
 def next_ids(conn: sqlite3.Connection, *tables: str) -> tuple[int, ...]:
     """next_id of several tables in one statement (the import asks for seven per message)."""
-    parts = ", ".join(f"(SELECT COALESCE(MAX(id), 0) + 1 FROM {t})" for t in tables)
+    parts = ", ".join(_next_id_sql(t) for t in tables)
     return tuple(int(v) for v in conn.execute(f"SELECT {parts}").fetchone())

@@ -52,7 +52,7 @@ def test_an_event_added_after_the_newest_was_erased_is_a_live_row(memory: Memory
 def test_a_note_remembered_after_the_newest_was_forgotten_is_found(memory: Memory) -> None:
     """A user forgets their newest note and checks it is gone, then tells the memory something
     new in the same session: a query about the new note finds it first (the scorer kept its
-    index and read each change row by row; the new event takes the erased one's id and row)."""
+    index and read each change row by row; the new event takes the erased one's row, under a new id)."""
     for day, note in enumerate(NOTES, start=1):
         memory.remember(note, f"2026-10-{day:02d}T10:00:00Z")
     shelf = memory.retrieve("building a bookshelf", now=NOW)["results"]

@@ -9,9 +9,8 @@ from datetime import timedelta
 
 from core.memory import Memory
 from tests.test_scoring_formula import NOW, QUERY, by_id, designed, iso
-from tests.test_scoring_neighbours_and_seeds import ANSWER, QUESTION
+from tests.test_scoring_neighbours_and_seeds import ANSWER, QUESTION, _event, _observation
 from tests.test_scoring_neighbours_and_seeds import QUERY as CONCERT
-from tests.test_scoring_neighbours_and_seeds import _event, _observation
 
 
 def _turn(memory: Memory, obs: int, cosine: float, when: str) -> int:

@@ -23,3 +23,19 @@ def test_the_default_call_bounds_every_row(shape: str) -> None:
     approx, bound = approximate(rows, scale, vec_norm, err_norm, code_sum, query)
     exact = matrix.astype(np.float64) @ query.astype(np.float64)
     assert (np.abs(approx - exact) <= bound).all()
+
+
+@pytest.mark.parametrize("n_parts", [1, 2, 3])
+def test_every_number_of_query_parts_bounds_every_row(n_parts: int) -> None:
+    """Each part of the query that the bound counts as taken off must be in the
+    approximation too (a third part once was computed and left out, its share uncounted)."""
+    rng = np.random.default_rng(9)
+    query = queries(rng)["e5-like"]
+    matrix = adversarial_rows(rng, query)
+    codes, scale, vec_norm, err_norm, code_sum = quantise(matrix)
+    rows = QuantisedRows(matrix.shape[1], matrix.shape[0])
+    rows.write_range(0, codes)
+    approx, bound = approximate(rows, scale, vec_norm, err_norm, code_sum, query,
+                                n_parts=n_parts)
+    exact = matrix.astype(np.float64) @ query.astype(np.float64)
+    assert (np.abs(approx - exact) <= bound).all()

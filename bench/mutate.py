@@ -75,7 +75,7 @@ TESTS = ("tests/test_scoring_chain.py", "tests/test_scoring_formula.py", "tests/
          "tests/test_snapshot_boundaries.py", "tests/test_state_and_change_log_edges.py",
          "tests/test_scoring_neighbours_and_seeds.py", "tests/test_scoring_lazy_parts.py",
          "tests/test_query_evidence_edges.py", "tests/test_request_limits.py",
-         "tests/test_caches_and_filters_edges.py")
+         "tests/test_held_index_edges.py")
 # the test files written for a file's code: until kills say otherwise, their tests count as
 # ten times likelier killers of its mutants than the others that execute the statement
 FOCUS = {"index": ("test_index_",), "changelog": ("test_index_",),

@@ -468,6 +468,15 @@ def test_the_defaults_are_the_documented_ones() -> None:
     ({"abstain_model": 3}, "abstain_model must be a string"),
     ({"decay_per_day": {"nope": 1}}, "decay_per_day must map"),
     ({"decay_per_day": 0.1}, "decay_per_day must map"),
+    ({"state_weight": -1}, "state_weight must be a number ≥ 0"),
+    ({"beta_emotion": float("nan")}, "beta_emotion must be a number ≥ 0"),
+    ({"delta_date": float("inf")}, "delta_date must be a number ≥ 0"),
+    ({"abstain_cosine": float("nan")}, "abstain_cosine must be a finite number"),
+    ({"alpha": float("nan")}, "alpha must be a finite number"),
+    ({"body_tolerance": 0}, "body_tolerance must be above 0"),
+    ({"decay_per_day": {"axiom": -0.1}}, "decay_per_day values must be numbers ≥ 0"),
+    ({"date_phrase_days": {"today": float("nan")}}, "date_phrase_days values must be numbers"),
+    ({"date_phrase_days": {"today": True}}, "date_phrase_days values must be numbers"),
 ])
 def test_bad_settings_name_the_problem(overrides: dict, error: str) -> None:
     from core.errors import ValidationError
@@ -475,6 +484,18 @@ def test_bad_settings_name_the_problem(overrides: dict, error: str) -> None:
     with pytest.raises(ValidationError) as caught:
         S.with_overrides(overrides)
     assert error in str(caught.value)
+
+
+def test_settings_at_the_edges_of_their_ranges_are_taken() -> None:
+    """0 switches a weight off, a raw-cosine threshold may be negative (cosines are in
+    −1..1), alpha's ends are allowed."""
+    taken = S.with_overrides({"state_weight": 0, "beta_emotion": 0.0, "abstain_cosine": -0.5,
+                              "body_tolerance": 0.01, "alpha": 1,
+                              "decay_per_day": {"axiom": 0}})
+    assert (taken.state_weight, taken.beta_emotion, taken.abstain_cosine,
+            taken.body_tolerance, taken.alpha, taken.decay_per_day["axiom"]) == (
+        0.0, 0.0, -0.5, 0.01, 1.0, 0.0)
+    assert S.with_overrides({"alpha": 0}).alpha == 0.0
 
 
 def test_settings_overrides_keep_the_rest() -> None:

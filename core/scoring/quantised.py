@@ -169,10 +169,10 @@ def approximate(rows: QuantisedRows, scale: np.ndarray, vec_norm: np.ndarray,
     offset_sum = _OFFSET * code_sum
     approx = np.subtract(products[0], offset_sum)
     approx *= parts[0][1]
-    if n_parts > 1:
-        second = np.subtract(products[1], offset_sum)
-        second *= parts[1][1]
-        approx += second
+    for i in range(1, len(parts)):      # every part the bound counts as taken off the query
+        term = np.subtract(products[i], offset_sum)
+        term *= parts[i][1]
+        approx += term
     approx *= scale
     bound = np.multiply(vec_norm, rest + _SLACK * q_norm)
     bound += err_norm * (q_norm * (1 + _SLACK))

@@ -4,6 +4,7 @@ reads it from a file. Defaults are the contract's."""
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -119,6 +120,8 @@ class ScorerSettings:
             elif isinstance(default, dict):
                 if not isinstance(value, dict) or set(value) - set(default):
                     raise ValidationError(f"scorer settings: {name} must map {sorted(default)}")
+                if not all(_non_negative(v) for v in value.values()):
+                    raise ValidationError(f"scorer settings: {name} values must be numbers ≥ 0")
                 clean[name] = {**default, **{k: float(v) for k, v in value.items()}}
             elif isinstance(default, int) and not isinstance(default, bool):
                 if not isinstance(value, int) or isinstance(value, bool) or value < 0:
@@ -127,7 +130,17 @@ class ScorerSettings:
             else:
                 if not isinstance(value, (int, float)) or isinstance(value, bool):
                     raise ValidationError(f"scorer settings: {name} must be a number")
+                if name in SIGNED_SETTINGS:
+                    if not math.isfinite(value):
+                        raise ValidationError(f"scorer settings: {name} must be a finite number")
+                elif not _non_negative(value):
+                    # a negative weight turns a boost into a penalty, NaN or ∞ poisons every
+                    # score: refused here rather than found in a ranking
+                    raise ValidationError(f"scorer settings: {name} must be a number ≥ 0")
                 clean[name] = float(value)
+        if clean.get("body_tolerance", self.body_tolerance) <= 0:
+            raise ValidationError("scorer settings: body_tolerance must be above 0 (a body's "
+                                  "distance is divided by it)")
         if not 0.0 <= clean.get("alpha", self.alpha) <= 1.0:
             raise ValidationError("scorer settings: alpha must be in 0..1")
         if not max(clean.get("candidates_min", self.candidates_min),
@@ -154,6 +167,17 @@ class ScorerSettings:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+# float settings checked only for being finite here: a raw-cosine threshold may be negative
+# (cosines are in −1..1), and alpha's range (0..1) is checked with its own message
+SIGNED_SETTINGS = frozenset({"abstain_cosine", "alpha"})
+
+
+def _non_negative(value: Any) -> bool:
+    """A finite number ≥ 0 (not a bool)."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value) and value >= 0)
 
 
 DEFAULT_SETTINGS = ScorerSettings()

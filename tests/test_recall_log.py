@@ -235,6 +235,7 @@ def test_a_memory_from_before_the_log_opened_read_only_has_an_empty_log(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Schema 3 opened read-only is not migrated (nothing may change): the log reads as empty
     instead of failing (the app opens a memory whose journal does not verify read-only)."""
+    from core.store import commands
     from core.store import db as store_db
 
     every = store_db.migrations()
@@ -242,6 +243,9 @@ def test_a_memory_from_before_the_log_opened_read_only_has_an_empty_log(
     with monkeypatch.context() as patch:          # a memory written by a Pulse of schema 3
         patch.setattr(store_db, "migrations", lambda: [m for m in every if m[0] <= 3])
         patch.setattr(store_db, "latest_version", lambda: 3)
+        # … which gave ids as MAX(id) + 1 (no id marks before migration 012)
+        patch.setattr(commands, "_next_id_sql",
+                      lambda table: f"(SELECT COALESCE(MAX(id), 0) + 1 FROM {table})")
         with Memory.open(db, create=True) as m:
             m.import_corpus(CORPUS)
             assert store_db.schema_version(m.conn) == 3

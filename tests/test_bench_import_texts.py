@@ -53,3 +53,19 @@ def test_the_import_texts_are_recorded_and_laid_out_in_runs(tmp_path: Path) -> N
     assert narrow["runs"] == len(every)          # 8 tokens hold no two texts: one run each
     assert narrow["padded_tokens"] == out["tokens"]    # alone, a text is never padded
     assert wide["padded_tokens"] > out["tokens"]
+
+
+def test_the_operator_profile_takes_each_nodes_fastest_run() -> None:
+    """bench/embed_ops.py: the int8 graph's time is mostly its integer products, the float
+    graph has none, and the layout is the embedder's own (a run size that holds every text
+    gives one run, one that holds none gives a run per text)."""
+    import embed_ops
+
+    texts = ["Caroline: Caroline: Thanks!",
+             "Melanie: Melanie: We went camping by the lake last week and it was so calm."]
+    int8 = embed_ops.profile(texts, 512, repeats=2)
+    assert int8["runs"] == 1 and int8["kernel_ms"] > 0
+    assert "MatMulIntegerToFloat" in int8["ops"]
+    assert abs(sum(op["share"] for op in int8["ops"].values()) - 1) < 0.01
+    single = embed_ops.profile(texts, 8, repeats=1, int8=False)
+    assert single["runs"] == 2 and "MatMulIntegerToFloat" not in single["ops"]

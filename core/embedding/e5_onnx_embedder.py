@@ -42,11 +42,12 @@ log = logging.getLogger(__name__)
 NAME = "onnx/multilingual-e5-small-q4"
 DIM = 384
 _CHUNK = 256        # texts per progress step (bounds memory for a million-event re-embed)
-#: Padded tokens per run. 256 for the int8 passage graph: 7 % less kernel time than 512 for
-#: LoCoMo's texts (activations stay in the 512 KB L2, less padding as fewer lengths share a
-#: run, a shorter tail when two workers share a call's last runs); 192 no faster, 768 slower
-#: (bench/embed_throughput.py, docs/benchmarks.md "Throughput"). Vectors are the same bits
-#: whatever the runs (the mask makes padding exact).
+#: Padded tokens per run. 256 rather than 512 for LoCoMo-like turns: fewer lengths share a run
+#: (3.5 % padding instead of 7.6 %), so 1-7 % less kernel time, and 8-13 % less CPU for an
+#: import's embedding while other jobs share the cores (smaller activations, a shorter tail
+#: when two workers share a call's last runs); 192 no faster, 768 slower (bench/embed_ops.py,
+#: bench/embed_throughput.py --run-sizes, docs/benchmarks.md "Throughput"). Vectors are the
+#: same bits whatever the runs (the mask makes padding exact).
 RUN_TOKENS = 256
 _MASKED = np.float32(-1e30)
 

@@ -4,6 +4,7 @@ the shipped way (int8 passage graph, one batch per core). CPU and wall seconds, 
 vectors lose.
 
     PULSE_BENCH_CACHE=var/bench-cache nice .venv/bin/python bench/embed_throughput.py [--texts N]
+    ... bench/embed_throughput.py --run-sizes --rounds 3     # int8: runs of 512 vs 256 tokens
 
 Texts: every LoCoMo turn as the offline import embeds it (records.embedding_text of the turn's
 title and description, 5,882 texts), in calls of 145 texts (what the pipeline's batches of 128
@@ -45,18 +46,25 @@ def import_texts(conversations: list[dict]) -> tuple[list[str], list[tuple[str, 
     return texts, owners
 
 
-def configurations(threads: int) -> dict:
+def configurations(threads: int, run_sizes: bool = False) -> dict:
     from core.embedding.e5_onnx_embedder import E5OnnxEmbedder
 
+    wide = E5OnnxEmbedder(threads=threads)
+    wide.tokens_per_run = 512                               # runs before 2026-12-02 (#16.6)
+    wide.embed_passages(["warm"])
+    shipped = E5OnnxEmbedder(threads=threads)
+    shipped.embed_passages(["warm"])                        # builds its int8 session
+    if run_sizes:
+        return {"int8, runs of 512 padded tokens": wide,
+                f"shipped: int8, runs of {shipped.tokens_per_run}": shipped}
     before = E5OnnxEmbedder(threads=threads, int8_passages=False)
     before._passages = before._new_session(False, threads)   # the way before 2026-12-01:
     before._workers = 1                                     # operators split, one batch at once
     per_core = E5OnnxEmbedder(threads=threads, int8_passages=False)
-    shipped = E5OnnxEmbedder(threads=threads)
-    shipped.embed_passages(["warm"])                        # builds its int8 session
     return {"before: float, operators split across cores": before,
             "float, one batch per core": per_core,
-            "shipped: int8, one batch per core": shipped}
+            "int8, one batch per core, runs of 512 padded tokens": wide,
+            f"shipped: int8, one batch per core, runs of {shipped.tokens_per_run}": shipped}
 
 
 def embed(embedder, texts: list[str]) -> tuple[np.ndarray, float, float]:
@@ -84,12 +92,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--texts", type=int, default=0, help="only the first N texts (no recall)")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--run-sizes", action="store_true",
+                    help="only the int8 graph, runs of 512 padded tokens against the shipped size")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="embed the texts this many times per configuration, alternating")
     args = ap.parse_args()
     conversations = load_locomo(LOCOMO)
     texts, owners = import_texts(conversations)
     if args.texts:
         texts, owners = texts[:args.texts], owners[:args.texts]
-    configs = configurations(args.threads)
+    configs = configurations(args.threads, args.run_sizes)
     queries = {}
     if not args.texts:
         first = next(iter(configs.values()))
@@ -102,15 +114,24 @@ def main() -> None:
     base = None
     result = {"texts": len(texts), "threads": args.threads, "load_avg_before": os.getloadavg()[0],
               "configurations": {}}
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in configs}
+    out: dict[str, np.ndarray] = {}
+    for _ in range(args.rounds):           # alternating: a drift in load hits every side alike
+        for name, embedder in configs.items():
+            out[name], cpu, wall = embed(embedder, texts)
+            times[name].append((cpu, wall))
     for name, embedder in configs.items():
-        vectors, cpu, wall = embed(embedder, texts)
+        vectors = out[name]
+        cpu, wall = (sum(t[i] for t in times[name]) for i in (0, 1))
         base = vectors if base is None else base
         cos = (vectors * base).sum(axis=1)
         index = {t: i for i, t in enumerate(texts)}
         alone = np.stack([embedder.embed_passages([t])[0] for t in sample])
         row = {"cpu_s": round(cpu, 1), "wall_s": round(wall, 1),
-               "texts_per_cpu_s": round(len(texts) / cpu, 1),
-               "texts_per_s": round(len(texts) / wall, 1),
+               "cpu_s_per_round": [round(t[0], 1) for t in times[name]],
+               "wall_s_per_round": [round(t[1], 1) for t in times[name]],
+               "texts_per_cpu_s": round(len(texts) * args.rounds / cpu, 1),
+               "texts_per_s": round(len(texts) * args.rounds / wall, 1),
                "max_abs_diff_to_before": float(np.abs(vectors - base).max()),
                "cos_to_before_min": round(float(cos.min()), 5),
                "cos_to_before_mean": round(float(cos.mean()), 5),

@@ -102,6 +102,34 @@ def test_a_vector_does_not_depend_on_its_batch(onnx_embedder):
         np.testing.assert_array_equal(onnx_embedder.embed_passages([text])[0], batch[i])
 
 
+def test_shorter_runs_pad_less_and_give_the_same_vectors(onnx_embedder, monkeypatch):
+    """Runs of 256 padded tokens (the import's setting) against the 512 used before: fewer
+    padded tokens for turns of mixed lengths, every run within its budget unless one window
+    alone exceeds it, and the vectors the same bits (padding is exact under the mask)."""
+    from core.embedding.e5_onnx_embedder import RUN_TOKENS, _batches
+
+    assert onnx_embedder.tokens_per_run == RUN_TOKENS == 256
+    words = "we went hiking by the lake with my sister and it was so calm".split()
+    texts = [f"Speaker{i % 3}: " + " ".join(words[:1 + (i * 7) % len(words)] * (1 + i % 4))
+             for i in range(90)] + [TEXTS[4]]
+    windows = sorted(((i, onnx_embedder._tokenizer.content_ids("passage: " + t)[:510])
+                      for i, t in enumerate(texts)), key=lambda w: len(w[1]))
+
+    def padded(budget):
+        runs = _batches(windows, budget)
+        for run in runs:
+            width = max(len(ids) for _, ids in run) + 2
+            assert len(run) * width <= budget or len(run) == 1, (budget, len(run), width)
+        assert [w for run in runs for w in run] == windows      # every window once, in order
+        return sum(len(run) * (max(len(ids) for _, ids in run) + 2) for run in runs), len(runs)
+
+    (short, short_runs), (wide, wide_runs) = padded(256), padded(512)
+    assert short < wide and short_runs > wide_runs
+    vectors = onnx_embedder.embed_passages(texts)
+    monkeypatch.setattr(onnx_embedder, "tokens_per_run", 512)
+    np.testing.assert_array_equal(onnx_embedder.embed_passages(texts), vectors)
+
+
 def test_progress_per_chunk(onnx_embedder):
     calls = []
     vectors = onnx_embedder.embed_passages([f"turn number {i}" for i in range(600)],

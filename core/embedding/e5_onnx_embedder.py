@@ -42,13 +42,20 @@ log = logging.getLogger(__name__)
 NAME = "onnx/multilingual-e5-small-q4"
 DIM = 384
 _CHUNK = 256        # texts per progress step (bounds memory for a million-event re-embed)
-_TOKENS = 512      # padded tokens per run: measured fastest here (256-1024 tried)
+#: Padded tokens per run. 256 rather than 512 for LoCoMo-like turns: fewer lengths share a run
+#: (3.5 % padding instead of 7.6 %), so 1-7 % less kernel time, and 8-13 % less CPU for an
+#: import's embedding while other jobs share the cores (smaller activations, a shorter tail
+#: when two workers share a call's last runs); 192 no faster, 768 slower (bench/embed_ops.py,
+#: bench/embed_throughput.py --run-sizes, docs/benchmarks.md "Throughput"). Vectors are the
+#: same bits whatever the runs (the mask makes padding exact).
+RUN_TOKENS = 256
 _MASKED = np.float32(-1e30)
 
 
 class E5OnnxEmbedder:
     name = NAME
     dim = DIM
+    tokens_per_run = RUN_TOKENS
 
     def __init__(self, threads: int | None = None, weights_path: str | None = None,
                  int8_passages: bool = True) -> None:
@@ -134,7 +141,7 @@ class E5OnnxEmbedder:
         order = sorted(range(len(windows)), key=lambda w: len(windows[w][1]))
         sums = np.zeros((len(texts), DIM), dtype=np.float64)
         weights = np.zeros(len(texts), dtype=np.float64)
-        batches = _batches([windows[w] for w in order])
+        batches = _batches([windows[w] for w in order], self.tokens_per_run)
         runs = [[ids for _, ids in batch] for batch in batches]
         if self._workers > 1 and len(runs) > 1:
             if self._pool is None:
@@ -168,12 +175,14 @@ class E5OnnxEmbedder:
         return hidden.sum(axis=1) / valid.sum(axis=1, keepdims=True)
 
 
-def _batches(windows: list[tuple[int, list[int]]]) -> list[list[tuple[int, list[int]]]]:
+def _batches(windows: list[tuple[int, list[int]]], budget: int = RUN_TOKENS
+             ) -> list[list[tuple[int, list[int]]]]:
     """Consecutive (length-sorted) windows grouped while the padded batch stays within
-    _TOKENS: small enough for the activations to stay in cache, large enough for sgemm."""
+    `budget` tokens: small enough for the activations to stay in cache, large enough for the
+    matrix products."""
     out: list[list[tuple[int, list[int]]]] = []
     for window in windows:
-        if out and (len(out[-1]) + 1) * (len(window[1]) + 2) <= _TOKENS:
+        if out and (len(out[-1]) + 1) * (len(window[1]) + 2) <= budget:
             out[-1].append(window)
         else:
             out.append([window])

@@ -2,7 +2,8 @@
 code), in one run: the two alternate, a process each, so both see the same machine.
 
     PULSE_BENCH_CACHE=var/bench-cache nice .venv/bin/python bench/query_ab.py \
-        --baseline /work/main [--events 100000] [--scorers dense,pulse] [--rounds 2]
+        --baseline /work/main [--events 100000] [--scorers dense,pulse] [--rounds 2] \
+        [--baseline-cache <a copy of var/bench-cache, when this checkout's schema is newer>]
 
 Each process opens the cached synthetic memory (bench/common.py), loads the index with one
 query, warms up with 5 queries, then times 60 (bench/common.py's latency_pair: CPU and wall)
@@ -65,9 +66,11 @@ print(json.dumps(passes + [latency_pair(embed, queries[5:])]))
 """
 
 
-def run(tree: Path, events: int, scorer: str) -> list[dict]:
+def run(tree: Path, events: int, scorer: str, cache: Path | None = None) -> list[dict]:
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_WAIT_POLICY="PASSIVE")
-    if "PULSE_BENCH_CACHE" in env:        # both read this checkout's cache (cwd differs)
+    if cache is not None:                 # a copy of its own: an older schema
+        env["PULSE_BENCH_CACHE"] = str(cache.resolve())
+    elif "PULSE_BENCH_CACHE" in env:      # both read this checkout's cache (cwd differs)
         env["PULSE_BENCH_CACHE"] = str(Path(env["PULSE_BENCH_CACHE"]).resolve())
     child = CHILD_E2E if scorer == "e2e" else CHILD
     out = subprocess.run([sys.executable, "-c", child, str(tree), str(events), scorer],
@@ -83,6 +86,10 @@ def main(argv: list[str] | None = None) -> None:
                     help="scorers to time alone; e2e: Memory.retrieve with the query embedding"
                          " (the embedding alone is printed after)")
     ap.add_argument("--rounds", type=int, default=2, help="alternations per scorer")
+    ap.add_argument("--baseline-cache", type=Path, default=None,
+                    help="the baseline's own PULSE_BENCH_CACHE (a copy of the fixtures): this "
+                         "checkout migrates a memory it opens, after which older code whose "
+                         "schema is behind refuses it")
     args = ap.parse_args(argv)
     trees = {"baseline": Path(args.baseline).resolve(), "this": HERE}
     print(f"{args.events:,} synthetic events; CPU / wall p50 ms over 60 queries, two passes "
@@ -93,7 +100,8 @@ def main(argv: list[str] | None = None) -> None:
         got: dict[str, list[list[dict]]] = {k: [] for k in trees}
         for _ in range(args.rounds):
             for label, tree in trees.items():
-                got[label].append(run(tree, args.events, scorer))
+                got[label].append(run(tree, args.events, scorer,
+                                      args.baseline_cache if label == "baseline" else None))
         for label in trees:
             for r in got[label]:
                 print(f"| {scorer} | {label} | {r[0]['cpu_p50']:.1f} | {r[1]['cpu_p50']:.1f} |"

@@ -47,7 +47,9 @@ if str(ROOT) not in sys.path:
 CLIENT = "soak-companion"
 SENTINEL_FLOOR = 0.777          # what the killed transaction writes: must never be seen
 SESSION_EVENTS = range(1, 21)   # s001..s020: the session's belief edits
-CLI_EVENTS = range(21, 41)      # s021..s040: `pulse set` / `pulse pin`
+CLI_FLOOR_EVENTS = range(21, 31)   # s021..s030: `pulse set --floor`
+CLI_PIN_EVENTS = range(31, 41)     # s031..s040: `pulse pin` (an axiom refuses a floor < 0.5,
+#                                    so the floors are set on other events)
 KILLED_EVENT = "s050"
 SESSION_CALLS = 25              # MCP calls per companion session (then it reconnects)
 QUERIES = ["feeling abandoned", "argument with my sister", "quiet walk by the river",
@@ -264,10 +266,10 @@ class Run:
                     encoding="utf-8")
                 args = ["import", str(chat), "--format", "chat"]
             elif step == 2:
-                key = f"s{self.rng.choice(CLI_EVENTS):03d}"
+                key = f"s{self.rng.choice(CLI_FLOOR_EVENTS):03d}"
                 args = ["set", key, "--floor", str(round(self.rng.uniform(0.0, 0.6), 3))]
             elif step == 3:
-                args = ["pin", f"s{self.rng.choice(CLI_EVENTS):03d}"]
+                args = ["pin", f"s{self.rng.choice(CLI_PIN_EVENTS):03d}"]
             else:
                 args = ["correct", "--withdrawn", f"${40 + i}", "--replacement", f"${20 + i}",
                         "--note", f"soak correction {i}"]

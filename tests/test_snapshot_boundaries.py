@@ -54,6 +54,17 @@ def _events(memory: Memory, n: int, seed: int = 0) -> list[int]:
     return ids
 
 
+def index_in_memory(memory: Memory, n: int, dim: int, seed: int) -> EventIndex:
+    """An index of n rows built in memory; the file holds one event of the model, for its
+    dimension (snapshot.write reads the model's dimension from the file)."""
+    records.add_event(memory.conn, actor="import",
+                      fields={"title": "one", "ts": "2026-09-01T10:00:00Z"},
+                      vectors=[records.Vector(MODEL, np.full(dim, 0.5, dtype=np.float32))])
+    index = EventIndex(MODEL, dim, capacity=n, rev=current_rev(memory.conn))
+    index._append(block(range(1, n + 1), dim=dim, seed=seed))
+    return index
+
+
 def _stored(conn) -> dict[str, list[int]]:
     """Bytes of each stored chunk by part (the head left out), in seq order."""
     out: dict[str, list[int]] = {}
@@ -152,11 +163,7 @@ def test_a_large_snapshot_reads_back(memory: Memory) -> None:
     the index it was given, row for row. (An index built in memory: the file holds one event
     of the model, for its dimension.)"""
     n, dim = 16_500, 4
-    records.add_event(memory.conn, actor="import",
-                      fields={"title": "one", "ts": "2026-09-01T10:00:00Z"},
-                      vectors=[records.Vector(MODEL, np.full(dim, 0.5, dtype=np.float32))])
-    index = EventIndex(MODEL, dim, capacity=n, rev=current_rev(memory.conn))
-    index._append(block(range(1, n + 1), dim=dim, seed=7))
+    index = index_in_memory(memory, n, dim, seed=7)
     assert snapshot.write(memory.conn, lambda: index)["rows"] == n
     cold = snapshot.load(memory.conn, MODEL)
     assert cold is not None and len(cold) == n

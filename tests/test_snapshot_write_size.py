@@ -11,22 +11,14 @@ import numpy as np
 
 from core.memory import Memory
 from core.scoring import snapshot
-from core.scoring.changelog import current_rev
-from core.scoring.index import EventIndex
-from core.store import records
-from tests.test_index_edges import block
+from tests.test_snapshot_boundaries import MODEL, index_in_memory
 
-MODEL = "synthetic"
 LIMIT = 16 << 20        # the promised bound of one chunk (one write transaction)
 
 
 def test_a_snapshot_is_written_in_chunks_of_at_most_16_mb(memory: Memory) -> None:
     n, dim = 4_300, 1_024
-    records.add_event(memory.conn, actor="import",
-                      fields={"title": "one", "ts": "2026-09-01T10:00:00Z"},
-                      vectors=[records.Vector(MODEL, np.full(dim, 0.5, dtype=np.float32))])
-    index = EventIndex(MODEL, dim, capacity=n, rev=current_rev(memory.conn))
-    index._append(block(range(1, n + 1), dim=dim, seed=3))
+    index = index_in_memory(memory, n, dim, seed=3)
     written = snapshot.write(memory.conn, lambda: index)
     assert written is not None and written["rows"] == n
     chunks = memory.conn.execute("SELECT part, length(data) FROM index_snapshot"

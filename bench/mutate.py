@@ -78,7 +78,9 @@ TESTS = ("tests/test_scoring_chain.py", "tests/test_scoring_formula.py", "tests/
          "tests/test_index_freed_rows.py", "tests/test_held_index_edges.py",
          "tests/test_scoring_next_turn.py", "tests/test_user_state_value.py",
          "tests/test_snapshot_write_size.py", "tests/test_term_counts_after_erasure.py",
-         "tests/test_quantised_default_parts.py")
+         "tests/test_quantised_default_parts.py", "tests/test_snapshot_format.py",
+         "tests/test_snapshot_thresholds.py", "tests/test_state_flags_thresholds.py",
+         "tests/test_term_counts_limit.py")
 # the test files written for a file's code: until kills say otherwise, their tests count as
 # ten times likelier killers of its mutants than the others that execute the statement
 FOCUS = {"index": ("test_index_",), "changelog": ("test_index_",),
@@ -87,7 +89,7 @@ FOCUS = {"index": ("test_index_",), "changelog": ("test_index_",),
          "postings": ("test_postings", "test_index_edges"), "chain": ("test_scoring_chain",),
          "state": ("test_scoring_state",),
          "signature": ("test_scoring_state", "test_scoring_borrow_chain"),
-         "snapshot": ("test_index_snapshot", "test_snapshot_boundaries"),
+         "snapshot": ("test_index_snapshot", "test_snapshot_"),
          "lexical_hits": ("test_lexical_hits",), "state_flags": ("test_state_flags",),
          "breakdown": ("test_scorer",)}
 # a child gets this many times its tests' baseline seconds (traced, so already above an

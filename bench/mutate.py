@@ -78,7 +78,9 @@ TESTS = ("tests/test_scoring_chain.py", "tests/test_scoring_formula.py", "tests/
          "tests/test_index_freed_rows.py", "tests/test_held_index_edges.py",
          "tests/test_scoring_next_turn.py", "tests/test_user_state_value.py",
          "tests/test_snapshot_write_size.py", "tests/test_term_counts_after_erasure.py",
-         "tests/test_quantised_default_parts.py", "tests/test_postings_growth.py")
+         "tests/test_quantised_default_parts.py", "tests/test_postings_growth.py",
+         "tests/test_chain_work.py", "tests/test_chain_cycles.py", "tests/test_hrv_span.py",
+         "tests/test_query_word_limit.py")
 # the test files written for a file's code: until kills say otherwise, their tests count as
 # ten times likelier killers of its mutants than the others that execute the statement
 FOCUS = {"index": ("test_index_",), "changelog": ("test_index_",),

@@ -82,7 +82,9 @@ TESTS = ("tests/test_scoring_chain.py", "tests/test_scoring_formula.py", "tests/
          "tests/test_snapshot_thresholds.py", "tests/test_state_flags_thresholds.py",
          "tests/test_term_counts_limit.py", "tests/test_quantised_wide_vectors.py",
          "tests/test_index_size_thresholds.py", "tests/test_index_work_counters.py",
-         "tests/test_index_reload_thresholds.py")
+         "tests/test_index_reload_thresholds.py", "tests/test_postings_growth.py",
+         "tests/test_chain_work.py", "tests/test_chain_cycles.py", "tests/test_hrv_span.py",
+         "tests/test_query_word_limit.py")
 # the test files written for a file's code: until kills say otherwise, their tests count as
 # ten times likelier killers of its mutants than the others that execute the statement
 FOCUS = {"index": ("test_index_",), "changelog": ("test_index_",),

@@ -84,7 +84,7 @@ TESTS = ("tests/test_scoring_chain.py", "tests/test_scoring_formula.py", "tests/
          "tests/test_index_size_thresholds.py", "tests/test_index_work_counters.py",
          "tests/test_index_reload_thresholds.py", "tests/test_postings_growth.py",
          "tests/test_chain_work.py", "tests/test_chain_cycles.py", "tests/test_hrv_span.py",
-         "tests/test_query_word_limit.py")
+         "tests/test_query_word_limit.py", "tests/test_chain_order.py")
 # the test files written for a file's code: until kills say otherwise, their tests count as
 # ten times likelier killers of its mutants than the others that execute the statement
 FOCUS = {"index": ("test_index_",), "changelog": ("test_index_",),

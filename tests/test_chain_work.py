@@ -1,19 +1,16 @@
-"""Chain work that is not done when it is not needed (core/scoring/chain.py, scorer.py): with
-`chain_context_weight` 0 a query outside chain mode never reads the chain links, and chain
-mode checks a list already in story order once instead of walking every event's causes again
-round after round. Real SQLite for the first (SQLite's trace callback shows what the
-connection reads); hand-built link graphs and CPU time for the second."""
+"""Chain work that is not done when it is not needed (core/scoring/scorer.py): with
+`chain_context_weight` 0 a query outside chain mode never reads the chain links. Real SQLite
+(SQLite's trace callback shows what the connection reads). Chain mode's own work, one walk of
+causes per listed event, is in tests/test_chain_order.py."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import numpy as np
 
 from core.memory import Memory
-from core.scoring.chain import ChainGraph, Link, chain_story
 from core.store import records
 from tests.test_scoring_formula import NOW, QUERY, iso
 
@@ -64,24 +61,3 @@ def test_without_chain_context_a_plain_query_reads_no_links(memory: Memory) -> N
         assert [sql for sql in default if LINKS_READ in sql]
     finally:
         other.close()
-
-
-def test_a_long_list_in_story_order_is_checked_once() -> None:
-    """Chain mode keeps the rest of the list from coming after its own descendant by moving
-    events up, a round per move, and stops at the first round that moves nothing. A list
-    already in order (150 events, 75 cause → effect pairs, the causes first) takes one round:
-    a few milliseconds, where running every round up to the cycle guard (n² + 1 of them,
-    each walking every event's causes) takes seconds."""
-    n = 150
-    graph = ChainGraph(rev="test")
-    for cause in range(1, n, 2):
-        graph.parents[cause + 1].add(cause)
-        graph.children[cause].add(cause + 1)
-        graph.links[(cause, cause + 1)] = Link("causal", 0.5)
-    ranked = list(range(1, n + 1))
-    started = time.process_time()
-    story = chain_story(graph, ranked, seeds=3 * n, top_k=n, depth=4, anchor_top=3,
-                        ts_of=float, allowed=lambda _: True)
-    spent = time.process_time() - started
-    assert story.anchor == 1 and story.ordered == ranked
-    assert spent < 1.0, f"{spent:.2f} s of CPU to order {n} events already in order"

@@ -14,16 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.scoring import chain
-from core.scoring.chain import ChainGraph, Link, ancestors
-
-
-def _graph(edges: set[tuple[int, int]]) -> ChainGraph:
-    graph = ChainGraph(rev="test")
-    for parent, child in edges:
-        graph.parents[child].add(parent)
-        graph.children[parent].add(child)
-        graph.links[(parent, child)] = Link("causal", 0.5)
-    return graph
+from core.scoring.chain import ChainGraph, ancestors
+from tests.test_scoring_chain import graph
 
 
 def _reference(graph: ChainGraph, ids: list[int]) -> list[int]:
@@ -44,15 +36,20 @@ def _reference(graph: ChainGraph, ids: list[int]) -> list[int]:
 
 
 @st.composite
+def _with_a_list(draw, n: int, pairs: list[tuple[int, int]], max_links: int):
+    """The graph of some of `pairs` over events 1..n, and some of its events in any order."""
+    links = set(draw(st.lists(st.sampled_from(pairs), max_size=max_links)))
+    listed = draw(st.lists(st.sampled_from(range(1, n + 1)), min_size=1, unique=True))
+    return graph(*links), listed
+
+
+@st.composite
 def dags_and_lists(draw):
-    """A random acyclic graph over events 1..n (edges follow a hidden order) and a list of
-    some of its events in any order."""
+    """A random acyclic graph over events 1..n (links follow a hidden order) and a list."""
     n = draw(st.integers(2, 9))
     hidden = draw(st.permutations(range(1, n + 1)))
-    pairs = [(hidden[i], hidden[j]) for i in range(n) for j in range(i + 1, n)]
-    edges = set(draw(st.lists(st.sampled_from(pairs), max_size=12)))
-    listed = draw(st.lists(st.sampled_from(range(1, n + 1)), min_size=1, unique=True))
-    return _graph(edges), listed
+    return draw(_with_a_list(n, [(hidden[i], hidden[j]) for i in range(n)
+                                 for j in range(i + 1, n)], 12))
 
 
 @settings(max_examples=300, deadline=None)
@@ -64,11 +61,10 @@ def test_on_acyclic_graphs_the_order_is_the_earlier_loops(case) -> None:
 
 @st.composite
 def graphs_and_lists(draw):
+    """Any graph over events 1..n, cycles included, and a list."""
     n = draw(st.integers(2, 8))
-    pairs = [(a, b) for a in range(1, n + 1) for b in range(1, n + 1) if a != b]
-    edges = set(draw(st.lists(st.sampled_from(pairs), max_size=14)))
-    listed = draw(st.lists(st.sampled_from(range(1, n + 1)), min_size=1, unique=True))
-    return _graph(edges), listed
+    return draw(_with_a_list(n, [(a, b) for a in range(1, n + 1) for b in range(1, n + 1)
+                                 if a != b], 14))
 
 
 @settings(max_examples=300, deadline=None)
@@ -91,20 +87,20 @@ def test_any_graph_lists_each_event_once_causes_first_and_cycles_as_listed(case)
 
 def test_a_cycle_keeps_its_order_whatever_the_lists_length() -> None:
     # 1 → 2 → 3 → 1 (damaged) and 5 → 4, the effect listed first
-    graph = _graph({(1, 2), (2, 3), (3, 1), (5, 4)})
+    links = graph(*{(1, 2), (2, 3), (3, 1), (5, 4)})
     for extra in range(0, 4):
         listed = [1, 2, 3, 4, 5] + list(range(6, 6 + extra))
-        assert chain._topological(graph, listed)[:5] == [1, 2, 3, 5, 4]
+        assert chain._topological(links, listed)[:5] == [1, 2, 3, 5, 4]
 
 
 def test_one_walk_of_causes_per_listed_event(monkeypatch) -> None:
     """150 events, 75 cause → effect pairs listed effect first: every pair is reordered with
     150 walks of ancestors, where the earlier loop walked the list again after every move."""
-    graph = _graph({(c, c + 1) for c in range(1, 150, 2)})
+    pairs = graph(*{(c, c + 1) for c in range(1, 150, 2)})
     listed = [e for c in range(1, 150, 2) for e in (c + 1, c)]
     walks = []
     real = chain.ancestors
     monkeypatch.setattr(chain, "ancestors", lambda *a, **k: walks.append(a[1]) or real(*a, **k))
-    out = chain._topological(graph, listed)
+    out = chain._topological(pairs, listed)
     assert out == list(range(1, 151))
     assert sorted(walks) == list(range(1, 151))

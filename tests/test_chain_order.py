@@ -104,3 +104,10 @@ def test_one_walk_of_causes_per_listed_event(monkeypatch) -> None:
     out = chain._topological(pairs, listed)
     assert out == list(range(1, 151))
     assert sorted(walks) == list(range(1, 151))
+
+
+def test_a_cause_however_far_up_comes_first() -> None:
+    # a chain of 12,000 links (each a lived moment: no memory holds one, but no depth is
+    # too far for "never after one of its own descendants")
+    links = graph(*{(e, e + 1) for e in range(1, 12_001)})
+    assert chain._topological(links, [12_001, 5, 1]) == [1, 5, 12_001]

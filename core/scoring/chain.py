@@ -9,6 +9,7 @@ allows (its domains), so a chain never carries an event across a domain filter.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -92,7 +93,7 @@ class ChainCache:
         return graph
 
 
-def _walk(step: dict[int, set[int]], start: int, depth: int, allowed: Callable[[int], bool]
+def _walk(step: dict[int, set[int]], start: int, depth: float, allowed: Callable[[int], bool]
           ) -> dict[int, int]:
     """Hops from start along `step` (parents or children), up to depth, through allowed events
     only; start itself is not included."""
@@ -110,13 +111,13 @@ def _walk(step: dict[int, set[int]], start: int, depth: int, allowed: Callable[[
     return hops
 
 
-def ancestors(graph: ChainGraph, event_id: int, depth: int,
+def ancestors(graph: ChainGraph, event_id: int, depth: float,
               allowed: Callable[[int], bool] = lambda _: True) -> dict[int, int]:
     """The causes of an event: ancestor id → hops (nearest path)."""
     return _walk(graph.parents, event_id, depth, allowed)
 
 
-def descendants(graph: ChainGraph, event_id: int, depth: int,
+def descendants(graph: ChainGraph, event_id: int, depth: float,
                 allowed: Callable[[int], bool] = lambda _: True) -> dict[int, int]:
     return _walk(graph.children, event_id, depth, allowed)
 
@@ -166,7 +167,7 @@ def chain_story(graph: ChainGraph, ranked: Sequence[int], seeds: int, top_k: int
     return Story(_topological(graph, story + rest), anchor, via)
 
 
-_ANY_DEPTH = 10_000
+_ANY_DEPTH = math.inf          # every cause, however far (a walk never revisits an event)
 
 
 def _topological(graph: ChainGraph, ids: list[int]) -> list[int]:

@@ -1,4 +1,4 @@
-"""The first pass's integer products are exact at a remote embedder's width.
+"""The first pass's integer products are exact at a remote embedder's width, on one thread.
 
 core/scoring/quantised.py's bound rests on c·k being an exact integer. At 1,536 dimensions
 (OpenAI's text-embedding-3-small, which a memory may use) a row of large codes against a large
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from core.scoring import quantised
 from core.scoring.quantised import BLOCK, QuantisedRows, approximate, quantise
 
 DIM = 1536
@@ -50,3 +51,13 @@ def test_wide_rows_over_two_blocks_keep_exact_products_and_a_sound_bound() -> No
     probe = np.full((1, DIM), 127, dtype=np.uint8)
     np.testing.assert_array_equal(rows.products(probe, n)[0, BLOCK - 2: BLOCK + 2],
                                   _exact(probe, codes[BLOCK - 2: BLOCK + 2])[0])
+
+
+def test_the_first_pass_runs_on_the_calling_thread(monkeypatch) -> None:
+    """The int8 product is one short call per query row on one core (MLAS's fast path); the
+    scorer splits large float32 products across cores itself, and a query from the app's
+    worker must not wake a second thread pool on a two-core machine."""
+    monkeypatch.setattr(quantised, "_SESSIONS", {})      # a session made now, as in a new process
+    options = quantised._session(DIM).get_session_options()
+    assert options.intra_op_num_threads == 1
+    assert options.inter_op_num_threads == 1

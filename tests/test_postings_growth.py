@@ -211,3 +211,31 @@ def test_an_event_added_before_the_row_lengths_are_read(memory: Memory, db_path:
 def test_an_event_added_before_the_events_flags_are_read(memory: Memory, db_path: Path) -> None:
     _imported_past_the_first_size(memory)
     _race(memory, db_path, "absorbed_into IS NOT NULL OR archived")
+
+
+# -- an edit that keeps the words ------------------------------------------------------------------
+
+WORDS_READ = "SELECT id, title, description FROM events"
+
+
+def test_an_edit_that_keeps_the_words_reads_no_words_again(memory: Memory) -> None:
+    """Pinning an event changes its row, not its words: the refresh reads the event's flags
+    and leaves its postings as they are; a new wording is read."""
+    first = _add(memory, "the lighthouse keeper's daughter")
+    _add(memory, "a letter from the lighthouse")
+    postings = Postings(memory.conn)
+    memory.pin(first)
+    pinned = changes_since(memory.conn, postings.rev)
+    assert pinned.rows and not pinned.text
+    with _traced(memory) as statements:
+        postings.refresh(memory.conn, pinned)
+    assert not [sql for sql in statements if WORDS_READ in sql], statements
+    assert postings.search(memory.conn, "lighthouse", 5) == \
+        bm25_search(memory.conn, "lighthouse", 5)
+    memory.edit_event_text(first, title="the harbour keeper")      # a new version, new words
+    reworded = changes_since(memory.conn, postings.rev)
+    assert reworded.text
+    with _traced(memory) as statements:
+        postings.refresh(memory.conn, reworded)
+    assert [sql for sql in statements if WORDS_READ in sql]
+    assert postings.search(memory.conn, "harbour", 5) == bm25_search(memory.conn, "harbour", 5) != []

@@ -24,8 +24,8 @@ import pytest
 from core.memory import Memory
 from core.scoring.changelog import changes_since, current_rev
 from core.scoring.index import IndexCache
+from tests import bulk_events
 from tests.test_index_refresh_edges import MODEL, _add
-from tests.test_index_work_counters import _bulk_memory
 
 SMALL = 1001          # a quarter of it is below the floor: the limit is 1000
 LARGE = 4400          # a quarter of it is above the floor: the limit is 1100
@@ -37,7 +37,7 @@ def built(tmp_path_factory) -> dict[int, Path]:
     out = {}
     for rows in (SMALL, LARGE):
         out[rows] = folder / f"{rows}.db"
-        _bulk_memory(out[rows], rows)
+        bulk_events.build(out[rows], rows)
     return out
 
 
@@ -57,8 +57,8 @@ def open_memory(built: dict[int, Path], tmp_path: Path):
 
 
 def _pin_first(memory: Memory, events: int) -> None:
-    """One bulk edit flagging the first `events` events: that many changed events in the log."""
-    memory.conn.execute("UPDATE events SET user_flag = 1 WHERE id <= ?", (events,))
+    """Flag the first `events` events: that many changed events in the log."""
+    bulk_events.touch(memory, range(1, events + 1))
 
 
 @pytest.mark.parametrize(("rows", "changed", "in_place"), [

@@ -22,6 +22,7 @@ from core.memory import Memory
 from core.scoring import index as index_module
 from core.scoring.index import IndexCache, load_index
 from core.store import records
+from tests import bulk_events
 from tests.test_index_in_place import live_rows
 from tests.test_index_refresh_edges import MODEL, _add
 
@@ -167,28 +168,10 @@ def test_the_median_sample_is_read_once_per_revision(memory: Memory, monkeypatch
 LARGE = 64 * 257
 
 
-def _bulk_memory(path: Path, n: int, dim: int = 4) -> None:
-    """n events with vectors of MODEL, inserted in one transaction as another program would
-    (the change log's triggers fire as for any write); thousands of rows in well under a
-    second."""
-    rng = np.random.default_rng(36)
-    vectors = rng.standard_normal((n, dim)).astype(np.float32)
-    with Memory.open(path, create=True) as memory:
-        with memory.conn:
-            memory.conn.executemany(
-                "INSERT INTO events (id, title, ts) VALUES (?, ?, ?)",
-                [(i + 1, f"moment {i}", f"2026-09-{1 + i % 28:02d}T10:00:00Z")
-                 for i in range(n)])
-            memory.conn.executemany(
-                "INSERT INTO event_embeddings (event_id, model, dim, vector, text_hash)"
-                " VALUES (?, ?, ?, ?, '')",
-                [(i + 1, MODEL, dim, vectors[i].tobytes()) for i in range(n)])
-
-
 @pytest.fixture(scope="module")
 def large_memory(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("large") / "large.db"
-    _bulk_memory(path, LARGE)
+    bulk_events.build(path, LARGE)
     return path
 
 

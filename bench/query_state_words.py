@@ -73,18 +73,20 @@ def main(argv: list[str] | None = None) -> int:
     for with_body in (False, True):
         for cut in (float(c) for c in args.cuts.split(",")):
             for dense_only in (True, False):
-                variant = []
+                variant, plain = [], []
                 for q in queries:
                     text = spelled_out(q, with_body, cut) if q.get("state") else q["query"]
                     if dense_only and text != q["query"]:
-                        for embedder in bench.embedders.values():
-                            embedder._mem[q["query"]] = embedder.inner.embed_query(text)
+                        # the spelled-out vector under the plain text, for this run only
+                        embedder = bench.embedders[q["memory"]]
+                        plain.append((embedder, q["query"], embedder.embed_query(q["query"])))
+                        embedder._mem[q["query"]] = embedder.inner.embed_query(text)
                         variant.append(q)
                     else:
                         variant.append({**q, "query": text})
                 summary = summarise(bench.evaluate(variant, "pulse"))
-                for embedder in bench.embedders.values():
-                    embedder._mem.clear()
+                for embedder, text, vector in plain:
+                    embedder._mem[text] = vector
                 name = f"{'mood+body' if with_body else 'mood'} ≥{cut} {'dense' if dense_only else 'both'}"
                 line(name, summary)
     bench.close()

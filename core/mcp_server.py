@@ -453,6 +453,37 @@ def frame_problem(line: bytes, oversized: bool = False) -> tuple[str, int | str 
     return None
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def without_lone_surrogates(line: str) -> str | None:
+    """The frame with each lone UTF-16 surrogate escape made U+FFFD, or None when it is not
+    JSON or has none. A client cutting text by UTF-16 units sends half an emoji ("\\ud83d");
+    the SDK's parser refuses the whole frame and the request would go unanswered, so the half
+    is read as U+FFFD, as an invalid UTF-8 byte is. Python's json reads the escape (a pair
+    becomes one character), so any surrogate left in the text is a lone one."""
+    try:
+        text = json.dumps(json.loads(line), ensure_ascii=False)
+    except (ValueError, RecursionError):
+        return None
+    repaired = _LONE_SURROGATE.sub("\ufffd", text)
+    return repaired if repaired != text else None
+
+
+def parse_frame(line: str) -> Any:
+    """The JSON-RPC message of one stdin line (the SDK's parser), a lone surrogate escape read
+    as U+FFFD (without_lone_surrogates); raises what the parser raises."""
+    import mcp_types as types
+
+    try:
+        return types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except Exception:
+        repaired = without_lone_surrogates(line)
+        if repaired is None:
+            raise
+    return types.jsonrpc_message_adapter.validate_json(repaired, by_name=False)
+
+
 def _error_frame(message: str, ident: int | str | None) -> str:
     if isinstance(ident, bool) or not isinstance(ident, (int, str)):
         ident = None
@@ -490,7 +521,6 @@ async def guarded_stdio_server(stdin_buffer: Any = None, stdout_buffer: Any = No
     import anyio
     import anyio.lowlevel
     import anyio.to_thread
-    import mcp_types as types
     from mcp.shared._context_streams import create_context_streams
     from mcp.shared.message import SessionMessage
 
@@ -540,8 +570,7 @@ async def guarded_stdio_server(stdin_buffer: Any = None, stdout_buffer: Any = No
                             continue
                         line = raw.decode("utf-8", "replace")
                         try:
-                            message = types.jsonrpc_message_adapter.validate_json(
-                                line, by_name=False)
+                            message = parse_frame(line)
                         except Exception as exc:
                             await read_stream_writer.send(exc)
                             continue

@@ -223,3 +223,13 @@ def test_frame_guard() -> None:
     assert frame_problem(b"[" * 100_000 + b"]" * 100_000)[1] is None
     message, ident = frame_problem(b'{"id": 3, "q": "' + b"x" * MAX_FRAME_BYTES + b'"}')
     assert ident == 3 and "limit" in message
+
+
+def test_lone_surrogates_read_as_replacement_characters() -> None:
+    from core.mcp_server import without_lone_surrogates
+
+    assert without_lone_surrogates('{"q": "half \\ud83d", "k": ["\\udc00"]}') \
+        == '{"q": "half \ufffd", "k": ["\ufffd"]}'
+    assert without_lone_surrogates('{"q": "whole \\ud83d\\ude42"}') is None   # a pair: fine
+    assert without_lone_surrogates('{"q": "not an escape \\\\ud83d"}') is None
+    assert without_lone_surrogates("not json \\ud83d") is None

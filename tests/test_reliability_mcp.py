@@ -257,6 +257,42 @@ def test_mcp_refuses_oversized_and_malformed_input(tmp_path: Path) -> None:
         assert memory.verify() == []
 
 
+def test_mcp_answers_arguments_with_a_lone_surrogate(tmp_path: Path) -> None:
+    """A client that cuts text by UTF-16 units splits an emoji and sends half of it as a lone
+    escape ("\\ud83d"). The SDK's parser refuses such a frame, so the call went unanswered and
+    the companion waited forever. Like an invalid UTF-8 byte, the half is read as U+FFFD."""
+    import mcp_types
+
+    db = tmp_path / "m.db"
+    with Memory.open(db, create=True) as memory:
+        memory.import_corpus(CORPUS)
+
+    server = RawServer(db)
+    try:
+        server.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": mcp_types.LATEST_PROTOCOL_VERSION, "capabilities": {},
+            "clientInfo": {"name": "surrogates", "version": "1"}}})
+        assert "result" in server.wait_for(1)
+        server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        recall = server.call(2, "recall", {"query": "argument with Dana \ud83d", "top_k": 1})
+        assert not recall["result"].get("isError"), recall
+        answer = json.loads(recall["result"]["content"][0]["text"])
+        assert answer["query"] == "argument with Dana \ufffd"
+        assert answer["results"][0]["key"] == "e1"
+        remembered = server.call(3, "remember", {"text": "A walk \udc00 by the sea with Dana."})
+        assert not remembered["result"].get("isError"), remembered
+        observation = json.loads(remembered["result"]["content"][0]["text"])["observation"]
+        assert server.close() == 0
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+
+    with Memory.open(db) as memory:
+        stored = memory.full_text(observation)
+        assert stored == "A walk \ufffd by the sea with Dana."
+        assert memory.verify() == []
+
+
 def test_the_desktop_app_listens_nowhere(tmp_path: Path, demo_db: Path) -> None:
     """The app, with its graph page loaded in QtWebEngine (a helper process tree), holds no
     listening socket."""

@@ -243,9 +243,17 @@ class Writer(PoolLinks):
 
     def write(self, prep: Prepared, counts: Counts) -> dict[str, Any]:
         """The observation and its extraction: one change set, one journal row. Then any pool
-        promotion it completes. The caller holds the batch transaction."""
+        promotion it completes. The caller holds the batch transaction. Nothing is written
+        when another program stored the same observation meanwhile: a duplicate."""
         msg, ex, st = prep.message, prep.extraction, self.store
         conn = self.conn
+        # asked again under the write lock: another program may have stored it since status()
+        state, prep.version = self.status(msg)
+        if state == "duplicate":
+            counts.duplicate += 1
+            self.observation_ids.pop((msg.source_kind, msg.source_id), None)
+            return {"observation": self.observation_of(msg), "duplicate": True, "events": [],
+                    "entities": [], "new_entities": [], "distilled": []}
         changes: list[dict[str, Any]] = []
         from core.store.commands import next_ids
 

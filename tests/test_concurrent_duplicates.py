@@ -1,0 +1,125 @@
+"""The same words stored by two programs at once (real processes): a companion's `remember`
+through `pulse mcp`, or `pulse import` of a file, while another program is storing the very same
+observation. Each checks "already stored?" before it takes the write lock, so both saw "new" and
+the second one's write failed on the observations' UNIQUE key with "unexpected error:
+IntegrityError". The one that comes second must answer "duplicate" and store nothing twice.
+
+The race is made deterministic: a holder process stores the observation inside an open write
+transaction and commits only once the other program is waiting for the lock.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from core.memory import Memory
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+from mcp_client import McpProcess  # noqa: E402
+
+NOTE = "Lunch with Ines at the harbour; she finally told me about the new job."
+TS = "2026-11-20T12:30:00Z"
+CHAT = [{"id": f"m{i}", "speaker": "Ann", "text": f"Week {i} at the pottery studio, glaze day.",
+         "ts": f"2026-10-{10 + i}T18:00:00Z"} for i in range(1, 5)]
+CORPUS = {"format": "pulse-corpus/1", "events": [
+    {"key": "e1", "title": "Ordinary day", "description": "Work and groceries.",
+     "ts": "2026-10-01T09:00:00Z"}]}
+LOCK_WAIT_S = 4   # the other program is waiting for the lock by then (it waits up to 30 s)
+
+HOLDER = """
+import sys
+from core.memory import Memory
+memory = Memory.open(sys.argv[1])
+with memory.atomic():
+    if sys.argv[2] == "remember":
+        memory.remember(sys.argv[3], sys.argv[4])
+    else:
+        memory.import_files([sys.argv[3]], fmt="chat")
+    print("holding", flush=True)
+    sys.stdin.readline()        # commit when told
+memory.close()
+"""
+
+
+def env() -> dict[str, str]:
+    out = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out.pop("PULSE_DB", None)
+    return out
+
+
+def hold(db: Path, *args: str) -> subprocess.Popen:
+    """A process that has stored the observation and holds the write lock until told."""
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(db), *args], env=env(),
+                              cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "holding", holder.stderr.read()
+    return holder
+
+
+def release(holder: subprocess.Popen) -> None:
+    holder.stdin.write("\n")
+    holder.stdin.flush()
+    assert holder.wait(timeout=60) == 0, holder.stderr.read()
+
+
+def test_remember_while_another_program_stores_the_same_note(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    with Memory.open(db, create=True) as memory:
+        memory.import_corpus(CORPUS)
+    companion = McpProcess(db, "test-companion")
+    try:  # warm: the embedder is loaded, so the call reaches the lock at once
+        assert companion.call("remember", {"text": "A quiet morning.", "ts": TS})[0] is False
+        holder = hold(db, "remember", NOTE, TS)
+        answers: list = []
+        call = threading.Thread(target=lambda: answers.append(
+            companion.call("remember", {"text": NOTE, "ts": TS}, timeout=120)))
+        call.start()
+        time.sleep(LOCK_WAIT_S)
+        release(holder)
+        call.join(timeout=150)
+        is_error, answer = answers[0]
+        assert is_error is False, answer
+        assert answer["duplicate"] is True and answer["events"] == []
+        assert companion.close() == 0
+    finally:
+        if companion.proc.poll() is None:
+            companion.proc.kill()
+    with Memory.open(db) as memory:
+        rows = memory.conn.execute("SELECT COUNT(*) FROM observations WHERE source_kind ="
+                                   " 'remember' AND content_text = ?", (NOTE,)).fetchone()[0]
+        assert rows == 1 and answer["observation"] == memory.conn.execute(
+            "SELECT id FROM observations WHERE content_text = ?", (NOTE,)).fetchone()[0]
+        assert memory.verify() == []
+
+
+def test_import_while_another_program_imports_the_same_file(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps(CHAT), encoding="utf-8")
+    with Memory.open(db, create=True) as memory:
+        memory.import_corpus(CORPUS)
+        before = memory.stats()["counts"]["observations"]
+    holder = hold(db, "import", str(chat))
+    second = subprocess.Popen([sys.executable, "-m", "core.cli", "--db", str(db), "--json",
+                               "import", str(chat), "--format", "chat"], env=env(), cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(LOCK_WAIT_S)
+        release(holder)
+        out, err = second.communicate(timeout=120)
+    finally:
+        if second.poll() is None:
+            second.kill()
+    assert second.returncode == 0, err
+    summary = json.loads(out)["total"]["observations"]
+    assert (summary["new"], summary["duplicate"]) == (0, len(CHAT))
+    with Memory.open(db) as memory:
+        assert memory.stats()["counts"]["observations"] == before + len(CHAT)
+        assert memory.verify() == []

@@ -3,6 +3,7 @@ through `pulse mcp`, or `pulse import` of a file, while another program is stori
 observation. Each checks "already stored?" before it takes the write lock, so both saw "new" and
 the second one's write failed on the observations' UNIQUE key with "unexpected error:
 IntegrityError". The one that comes second must answer "duplicate" and store nothing twice.
+Likewise a person another program has just met is the same person, not a second entity.
 
 The race is made deterministic: a holder process stores the observation inside an open write
 transaction and commits only once the other program is waiting for the lock.
@@ -122,4 +123,32 @@ def test_import_while_another_program_imports_the_same_file(tmp_path: Path) -> N
     assert (summary["new"], summary["duplicate"]) == (0, len(CHAT))
     with Memory.open(db) as memory:
         assert memory.stats()["counts"]["observations"] == before + len(CHAT)
+        assert memory.verify() == []
+
+
+def test_a_person_met_by_another_program_meanwhile_is_not_made_twice(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    with Memory.open(db, create=True) as memory:
+        memory.import_corpus(CORPUS)
+    companion = McpProcess(db, "test-companion")
+    try:
+        assert companion.call("remember", {"text": "A quiet morning.", "ts": TS})[0] is False
+        holder = hold(db, "remember", "I had lunch with Zoltan today.", TS)
+        answers: list = []
+        call = threading.Thread(target=lambda: answers.append(companion.call(
+            "remember", {"text": "I had dinner with Zoltan tonight.", "ts": TS},
+            timeout=120)))
+        call.start()
+        time.sleep(LOCK_WAIT_S)
+        release(holder)
+        call.join(timeout=150)
+        assert answers[0][0] is False, answers[0][1]
+        assert companion.close() == 0
+    finally:
+        if companion.proc.poll() is None:
+            companion.proc.kill()
+    with Memory.open(db) as memory:
+        zoltans = memory.conn.execute("SELECT id FROM entities WHERE canonical_name = 'Zoltan'"
+                                      ).fetchall()
+        assert len(zoltans) == 1, f"{len(zoltans)} entities named Zoltan"
         assert memory.verify() == []

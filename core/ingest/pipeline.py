@@ -254,6 +254,7 @@ class Writer(PoolLinks):
             self.observation_ids.pop((msg.source_kind, msg.source_id), None)
             return {"observation": self.observation_of(msg), "duplicate": True, "events": [],
                     "entities": [], "new_entities": [], "distilled": []}
+        st.keep_up()
         changes: list[dict[str, Any]] = []
         from core.store.commands import next_ids
 

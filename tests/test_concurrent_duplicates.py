@@ -3,7 +3,8 @@ through `pulse mcp`, or `pulse import` of a file, while another program is stori
 observation. Each checks "already stored?" before it takes the write lock, so both saw "new" and
 the second one's write failed on the observations' UNIQUE key with "unexpected error:
 IntegrityError". The one that comes second must answer "duplicate" and store nothing twice.
-Likewise a person another program has just met is the same person, not a second entity.
+Likewise a person another program has just met is the same person, not a second entity, and
+one it has just erased is not linked ("FOREIGN KEY constraint failed" before).
 
 The race is made deterministic: a holder process stores the observation inside an open write
 transaction and commits only once the other program is waiting for the lock.
@@ -41,6 +42,8 @@ memory = Memory.open(sys.argv[1])
 with memory.atomic():
     if sys.argv[2] == "remember":
         memory.remember(sys.argv[3], sys.argv[4])
+    elif sys.argv[2] == "forget":
+        memory.forget(sys.argv[3], vacuum=False)
     else:
         memory.import_files([sys.argv[3]], fmt="chat")
     print("holding", flush=True)
@@ -126,18 +129,15 @@ def test_import_while_another_program_imports_the_same_file(tmp_path: Path) -> N
         assert memory.verify() == []
 
 
-def test_a_person_met_by_another_program_meanwhile_is_not_made_twice(tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
-    with Memory.open(db, create=True) as memory:
-        memory.import_corpus(CORPUS)
+def remember_while_held(db: Path, note: str, *holding: str) -> None:
+    """The companion remembers `note` while a holder, having done `holding`, keeps the lock."""
     companion = McpProcess(db, "test-companion")
     try:
         assert companion.call("remember", {"text": "A quiet morning.", "ts": TS})[0] is False
-        holder = hold(db, "remember", "I had lunch with Zoltan today.", TS)
+        holder = hold(db, *holding)
         answers: list = []
         call = threading.Thread(target=lambda: answers.append(companion.call(
-            "remember", {"text": "I had dinner with Zoltan tonight.", "ts": TS},
-            timeout=120)))
+            "remember", {"text": note, "ts": TS}, timeout=120)))
         call.start()
         time.sleep(LOCK_WAIT_S)
         release(holder)
@@ -147,8 +147,29 @@ def test_a_person_met_by_another_program_meanwhile_is_not_made_twice(tmp_path: P
     finally:
         if companion.proc.poll() is None:
             companion.proc.kill()
+
+
+def zoltans(db: Path) -> list[int]:
     with Memory.open(db) as memory:
-        zoltans = memory.conn.execute("SELECT id FROM entities WHERE canonical_name = 'Zoltan'"
-                                      ).fetchall()
-        assert len(zoltans) == 1, f"{len(zoltans)} entities named Zoltan"
         assert memory.verify() == []
+        return [r[0] for r in memory.conn.execute(
+            "SELECT id FROM entities WHERE canonical_name = 'Zoltan'")]
+
+
+def test_a_person_met_by_another_program_meanwhile_is_not_made_twice(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    with Memory.open(db, create=True) as memory:
+        memory.import_corpus(CORPUS)
+    remember_while_held(db, "I had dinner with Zoltan tonight.",
+                        "remember", "I had lunch with Zoltan today.", TS)
+    assert len(zoltans(db)) == 1
+
+
+def test_a_person_erased_by_another_program_meanwhile_is_not_linked(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    with Memory.open(db, create=True) as memory:
+        memory.import_corpus(CORPUS)
+        memory.remember("I had lunch with Zoltan today.", TS)
+    [erased] = zoltans(db)
+    remember_while_held(db, "I had dinner with Zoltan tonight.", "forget", "entity:Zoltan")
+    assert zoltans(db) not in ([], [erased])    # met again, as someone new

@@ -173,3 +173,24 @@ def test_a_person_erased_by_another_program_meanwhile_is_not_linked(tmp_path: Pa
     [erased] = zoltans(db)
     remember_while_held(db, "I had dinner with Zoltan tonight.", "forget", "entity:Zoltan")
     assert zoltans(db) not in ([], [erased])    # met again, as someone new
+
+
+def test_an_event_erased_by_another_program_meanwhile_is_not_pooled_with(tmp_path: Path) -> None:
+    """Three like notes make a distilled event of the pool; one of them erased meanwhile must not
+    be drawn on (before: "FOREIGN KEY constraint failed"; so did a CLI import while events were
+    forgotten)."""
+    walks = ["Walked the dog along the river at dawn, calm and happy.",
+             "Walked the dog along the river at dawn again, calm and happy.",
+             "Walked the dog along the river at dawn today, calm and happy."]
+    db = tmp_path / "m.db"
+    with Memory.open(db, create=True) as memory:
+        memory.import_corpus(CORPUS)
+        memory.remember(walks[0], "2026-11-20T07:00:00Z")
+        [erased] = memory.remember(walks[1], "2026-11-21T07:00:00Z")["events"]
+    remember_while_held(db, walks[2], "forget", f"event:{erased}")
+    with Memory.open(db) as memory:
+        assert memory.verify() == []
+        assert memory.conn.execute("SELECT COUNT(*) FROM events WHERE id = ?", (erased,)
+                                   ).fetchone()[0] == 0
+        assert memory.conn.execute("SELECT COUNT(*) FROM events WHERE title LIKE"
+                                   " 'Walked the dog%'").fetchone()[0] == 2

@@ -66,14 +66,33 @@ class PoolItem:
 
 
 class Store:
-    """What the writer needs to know of the memory, loaded once and kept in step (the entities
-    with other programs' writes too: keep_up)."""
+    """What the writer needs to know of the memory, loaded once and kept in step with its own
+    writes; read again when another program has written since (keep_up)."""
 
     def __init__(self, memory: Any) -> None:
         self.memory = memory
         self.conn: sqlite3.Connection = memory.conn
         self.model = memory.embedding_model
-        self._load_entities()
+        self.load()
+
+    def keep_up(self) -> None:
+        """Read everything again when another program committed since it was read (SQLite's
+        data_version moves only for other connections): a person it met meanwhile is not made
+        twice, and an entity or event it erased is not linked ("FOREIGN KEY constraint
+        failed"). Called under the write lock, so nothing moves while the writer writes."""
+        if self.conn.execute("PRAGMA data_version").fetchone()[0] != self.data_version:
+            self.load()
+
+    def load(self) -> None:
+        self.data_version = self.conn.execute("PRAGMA data_version").fetchone()[0]
+        self.entities: dict[int, EntityRow] = {}
+        self.fiction_ids: dict[str, int] = {}              # fiction-domain names, any kind
+        self.real_ids: dict[str, int] = {}                 # real-life names, any kind
+        self.by_name: dict[tuple[str, str], int] = {}      # (norm name, kind) → id
+        self.by_kind: dict[str, list[int]] = {}
+        for r in self.conn.execute("SELECT id, canonical_name, kind, aliases, domain, first_seen,"
+                                   " last_seen FROM entities ORDER BY id"):
+            self._index(EntityRow(int(r[0]), r[1], r[2], json.loads(r[3] or "[]"), r[4], r[6], r[5]))
         self.glossary: dict[str, str] = {}                 # term → domain
         self.patterns: list[tuple[re.Pattern[str], str]] = []
         for term, is_pattern, domain in self.conn.execute(
@@ -87,6 +106,9 @@ class Store:
         self.candidates: dict[str, dict[str, Any]] = {
             fiction.fold(r["term"]): dict(r) for r in self.conn.execute(
                 "SELECT * FROM glossary_candidates ORDER BY id")}
+        row = self.conn.execute("SELECT id FROM entities WHERE is_self = 1 ORDER BY id LIMIT 1"
+                                ).fetchone()
+        self.self_id: int | None = int(row[0]) if row else None
         self.pool: deque[PoolItem] = deque(maxlen=POOL_WINDOW)
         rows = self.conn.execute(
             "SELECT p.event_id, p.observation_id, p.speaker, p.topic, p.intensity, e.description,"
@@ -122,27 +144,6 @@ class Store:
                         self.speakers.add(found)
 
     # entities
-    def _load_entities(self) -> None:
-        self.entities: dict[int, EntityRow] = {}
-        self.fiction_ids: dict[str, int] = {}              # fiction-domain names, any kind
-        self.real_ids: dict[str, int] = {}                 # real-life names, any kind
-        self.by_name: dict[tuple[str, str], int] = {}      # (norm name, kind) → id
-        self.by_kind: dict[str, list[int]] = {}
-        for r in self.conn.execute("SELECT id, canonical_name, kind, aliases, domain, first_seen,"
-                                   " last_seen FROM entities ORDER BY id"):
-            self._index(EntityRow(int(r[0]), r[1], r[2], json.loads(r[3] or "[]"), r[4], r[6], r[5]))
-        row = self.conn.execute("SELECT id FROM entities WHERE is_self = 1 ORDER BY id LIMIT 1"
-                                ).fetchone()
-        self.self_id: int | None = int(row[0]) if row else None
-        self.data_version = self.conn.execute("PRAGMA data_version").fetchone()[0]
-
-    def keep_up(self) -> None:
-        """Read the entities again when another program committed since they were read (SQLite's
-        data_version moves only for other connections), so a person it met meanwhile is not
-        made twice and one it erased is not linked. Called under the write lock."""
-        if self.conn.execute("PRAGMA data_version").fetchone()[0] != self.data_version:
-            self._load_entities()
-
     def _index(self, row: EntityRow) -> None:
         self.entities[row.id] = row
         self.by_kind.setdefault(row.kind, []).append(row.id)

@@ -194,3 +194,43 @@ def test_an_event_erased_by_another_program_meanwhile_is_not_pooled_with(tmp_pat
                                    ).fetchone()[0] == 0
         assert memory.conn.execute("SELECT COUNT(*) FROM events WHERE title LIKE"
                                    " 'Walked the dog%'").fetchone()[0] == 2
+
+
+def test_an_event_erased_while_a_recall_is_logged_stays_out_of_the_log(tmp_path: Path) -> None:
+    """A recall scored before a forget committed and logged after it: the record must not keep
+    the erased event (forget had already cleaned the log, so nothing would clean it later)."""
+    db = tmp_path / "m.db"
+    with Memory.open(db, create=True) as memory:
+        memory.import_corpus({"format": "pulse-corpus/1", "events": [
+            {"key": "e1", "title": "Zanzibar station argument",
+             "description": "At the Zanzibar station Dana shouted that I never listen.",
+             "ts": "2026-10-20T10:00:00Z"},
+            {"key": "e2", "title": "Hiking trip", "description": "A calm day in the hills.",
+             "ts": "2026-09-01T10:00:00Z"}]})
+        [erased] = [r[0] for r in memory.conn.execute("SELECT id FROM events WHERE key = 'e1'")]
+    companion = McpProcess(db, "test-companion")
+    try:
+        assert companion.call("recall", {"query": "a calm day", "top_k": 1})[0] is False
+        holder = hold(db, "forget", "event:e1")
+        answers: list = []
+        call = threading.Thread(target=lambda: answers.append(companion.call(
+            "recall", {"query": "the Zanzibar station argument", "top_k": 2}, timeout=120)))
+        call.start()
+        time.sleep(LOCK_WAIT_S)
+        release(holder)
+        call.join(timeout=150)
+        is_error, served = answers[0]
+        assert is_error is False, served
+        assert erased in [r["id"] for r in served["results"]]   # scored before the erasure
+        assert companion.close() == 0
+    finally:
+        if companion.proc.poll() is None:
+            companion.proc.kill()
+    with Memory.open(db) as memory:
+        [record] = [r for r in memory.recalls() if r["tool"] == "recall"
+                    and "calm" not in r["query"]]
+        full = json.dumps(memory.recall_record(record["id"]))
+        assert "Zanzibar" not in full and f'"id": {erased}' not in full
+        assert memory.conn.execute("SELECT COUNT(*) FROM recall_log_events WHERE event_id = ?",
+                                   (erased,)).fetchone()[0] == 0
+        assert memory.verify() == []

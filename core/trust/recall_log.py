@@ -174,6 +174,8 @@ def record(conn: sqlite3.Connection, *, tool: str, client: str, query: str = "",
     with transaction(conn):
         if not settings(conn)["enabled"]:
             return None
+        query, state, response = _without_erased(conn, query, state, response, output)
+        results = response["results"]
         cursor = conn.execute(
             "INSERT INTO recall_log (ts, tool, client, query, state, scorer, request, response)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -191,6 +193,27 @@ def record(conn: sqlite3.Connection, *, tool: str, client: str, query: str = "",
              for r in results if isinstance(r.get("id"), int)])
         purge(conn, moment)
     return log_id
+
+
+def _without_erased(conn: sqlite3.Connection, query: str, state: Any, response: dict[str, Any],
+                    output: dict[str, Any]) -> tuple[str, Any, dict[str, Any]]:
+    """What `erase` would have left of a record whose events were erased after they were served
+    (a forget that committed between the read and this write had nothing to clean yet): the
+    erased results dropped and counted, the words of what was served of them blanked."""
+    ids = [r["id"] for r in response["results"] if isinstance(r.get("id"), int)]
+    present = {i for (i,) in conn.execute(
+        f"SELECT id FROM events WHERE id IN ({','.join('?' * len(ids))})", ids)} if ids else set()
+    gone = set(ids) - present
+    if not gone:
+        return query, state, response
+    served = [item for item in [*response["results"], *(output.get("results") or [])]
+              if isinstance(item, dict) and item.get("id") in gone]
+    words = {w.lower() for item in served for key in ("title", "text", "description")
+             for w in _WORD.findall(str(item.get(key) or ""))}
+    kept = {k: _scrub_words(v, words) for k, v in response.items() if k != "results"}
+    kept["results"] = [r for r in response["results"] if r.get("id") not in gone]
+    kept["erased_results"] = len(response["results"]) - len(kept["results"])
+    return _scrub_words(query, words), _scrub_words(state, words), kept
 
 
 # -- reading -------------------------------------------------------------------------------------

@@ -233,3 +233,21 @@ def test_lone_surrogates_read_as_replacement_characters() -> None:
     assert without_lone_surrogates('{"q": "whole \\ud83d\\ude42"}') is None   # a pair: fine
     assert without_lone_surrogates('{"q": "not an escape \\\\ud83d"}') is None
     assert without_lone_surrogates("not json \\ud83d") is None
+
+
+def test_ids_past_sqlite_integers_are_no_event(memory: Memory) -> None:
+    """An id SQLite cannot hold, or digits that are not ASCII, name nothing: a clear "no such"
+    line, not "unexpected error: OverflowError / ValueError"."""
+    from core.errors import PulseError
+    from core.mcp_server import PulseTools
+
+    memory.import_corpus(CORPUS)
+    tools = PulseTools(memory)
+    for name, args, needle in (
+            ("get_event", {"id": 2 ** 63}, "no event"), ("get_event", {"id": "²"}, "no event"),
+            ("why", {"event": 10 ** 30}, "no event"),
+            ("correct", {"note": "n", "subject": f"event:{10 ** 23}"}, "no such event"),
+            ("correct", {"note": "n", "subject": "fact:²"}, "no such fact")):
+        with pytest.raises(PulseError, match=needle):
+            tools.call(name, args)
+    assert tools.call("get_event", {"id": 1})["event"]["key"] == "e1"

@@ -70,14 +70,23 @@ class Emotions:
         return row
 
 
+def row_id(text: str) -> int | None:
+    """The row id `text` spells (ASCII digits within SQLite's integers), else None: "²" or an id
+    of 30 digits names no row (int() or SQLite would raise on them)."""
+    if not (text.isascii() and text.isdigit()):
+        return None
+    value = int(text)
+    return value if value < 2 ** 63 else None
+
+
 def resolve_event(conn: sqlite3.Connection, ref: str | int) -> int:
     """An event id from a numeric id or an external key ('e001'); PulseError if none."""
     text = str(ref).strip()
     if text.startswith("event:"):
         text = text[len("event:"):]
     row = None
-    if text.isdigit():
-        row = conn.execute("SELECT id FROM events WHERE id = ?", (int(text),)).fetchone()
+    if row_id(text) is not None:
+        row = conn.execute("SELECT id FROM events WHERE id = ?", (row_id(text),)).fetchone()
     if row is None:
         row = conn.execute("SELECT id FROM events WHERE key = ?", (text,)).fetchone()
     if row is None:

@@ -15,6 +15,7 @@ from typing import Any
 from core.errors import PulseError, ValidationError
 from core.store import journal
 from core.store.commands import execute, next_id, transaction
+from core.store.records import row_id
 from core.store.sqlite import sqlite3
 
 MAX_TERMS = 50
@@ -94,8 +95,8 @@ def _subject(conn: sqlite3.Connection, subject: str | None) -> str | None:
         raise ValidationError(f"subject {text!r} must be event:ID, fact:ID or entity:ID")
     table = {"event": "events", "fact": "facts", "entity": "entities"}[kind]
     row = None
-    if ref.isdigit():
-        row = conn.execute(f"SELECT id FROM {table} WHERE id = ?", (int(ref),)).fetchone()
+    if row_id(ref) is not None:
+        row = conn.execute(f"SELECT id FROM {table} WHERE id = ?", (row_id(ref),)).fetchone()
     if row is None and kind in ("event", "entity"):
         row = conn.execute(f"SELECT id FROM {table} WHERE key = ?", (ref,)).fetchone()
     if row is None:

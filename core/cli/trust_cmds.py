@@ -99,7 +99,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("path")
     q.set_defaults(handler=cmd_ledger_export)
 
-    p = sub.add_parser("mcp", help="MCP server on stdio (recall, remember, brief, correct, "
+    p = sub.add_parser("mcp", help="MCP server on stdio (recall, why, remember, brief, correct, "
                                    "get_event)")
     p.add_argument("--extractor", default="offline", help="remember's extractor (or an alias)")
     p.set_defaults(handler=cmd_mcp)

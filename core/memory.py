@@ -260,15 +260,19 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
         not name are withheld (counted in "withheld"), redacted names show as their label; a
         storyline with a withheld member is shown by its best match instead of its summary."""
         from core.privacy.outside import OutsideView
+        from core.scoring.scorer import MAX_TOP_K
 
         view = OutsideView(self.conn)
         hidden = view.withheld(query)
 
         def ranked(request: Any) -> dict[str, Any]:
-            asked = replace(request, top_k=request.top_k + len(hidden)) if hidden else request
+            # ask for more to fill the places of the withheld, within the scorer's own cap
+            asked = replace(request, top_k=min(request.top_k + len(hidden), MAX_TOP_K)) \
+                if hidden else request
             return view.results(self.scorer.retrieve(asked), query, request.top_k)
 
-        request = self.request(query, **options)
+        # checked as given, before the withheld are added to top_k
+        request = self.request(query, **options).validated()
         if storylines:
             out = self._retrieve_storylines(request, ranked)
             out["storylines"] = [view.storyline(entry, hidden) for entry in out["storylines"]]

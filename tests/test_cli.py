@@ -168,6 +168,33 @@ def test_bad_input_is_one_line_and_exit_1(demo_copy: Path, args: list[str],
     assert_one_line_error(pulse(*args, db=demo_copy), *needles)
 
 
+@pytest.mark.parametrize("top_k", ["0", "-3", "1001"])
+def test_top_k_out_of_range_is_refused_with_the_number_given(demo_copy: Path,
+                                                             top_k: str) -> None:
+    # the demo has events behind a boundary: they must not shift the range checked or quoted
+    assert_one_line_error(pulse("retrieve", "coffee", "--top-k", top_k, "--now", NOW,
+                                db=demo_copy), "top_k", f"got {top_k}")
+
+
+def test_top_k_of_1000_is_accepted_beside_a_boundary(demo_copy: Path) -> None:
+    result = pulse("retrieve", "coffee", "--top-k", "1000", "--json", "--now", NOW,
+                   db=demo_copy)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["results"]
+
+
+def test_batch_line_with_a_bad_top_k_is_named_and_the_rest_still_runs(demo_copy: Path) -> None:
+    lines = [{"query": "coffee", "top_k": "5"}, {"query": "coffee", "top_k": 0},
+             {"query": "coffee", "now": NOW, "top_k": 1}]
+    result = pulse("retrieve", "--batch", "-", db=demo_copy,
+                   stdin="\n".join(json.dumps(x) for x in lines))
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    outs = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [o.get("line") for o in outs] == [1, 2, None]
+    assert "top_k" in outs[0]["error"] and "top_k" in outs[1]["error"]
+    assert len(outs[2]["results"]) == 1
+
+
 def test_bad_option_value_is_a_usage_error_not_a_traceback(demo_copy: Path) -> None:
     result = pulse("retrieve", "x", "--scorer", "magic", db=demo_copy)
     assert result.returncode == 1

@@ -262,6 +262,8 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
         from core.privacy.outside import OutsideView
         from core.scoring.scorer import MAX_TOP_K
 
+        # checked as given, before the withheld are added to top_k
+        request = self.request(query, **options).validated()
         view = OutsideView(self.conn)
         hidden = view.withheld(query)
 
@@ -271,8 +273,6 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
                 if hidden else request
             return view.results(self.scorer.retrieve(asked), query, request.top_k)
 
-        # checked as given, before the withheld are added to top_k
-        request = self.request(query, **options).validated()
         if storylines:
             out = self._retrieve_storylines(request, ranked)
             out["storylines"] = [view.storyline(entry, hidden) for entry in out["storylines"]]
@@ -331,9 +331,19 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
         from core.scoring.settings import DEFAULT_SETTINGS, ScorerSettings
         from core.scoring.state import UserState, parse_state
 
+        # decoded JSON (a `--batch` line) reaches here as it is: a wrong type is named
+        if not isinstance(query, str):
+            raise PulseError(f"query must be a string, got {query!r}")
+        for name, flag in (("chain", chain), ("abstain", abstain)):
+            if not isinstance(flag, (bool, np.bool_)):
+                raise PulseError(f"{name} must be true or false, got {flag!r}")
         if isinstance(now, str):
             now = parse_iso(now, "now")
+        elif now is not None and not isinstance(now, datetime):
+            raise PulseError(f"now must be an ISO-8601 date or time, got {now!r}")
         if domains is not None:
+            if not isinstance(domains, (str, list, tuple, set)):
+                raise PulseError(f"domains must be a list of names or 'a,b', got {domains!r}")
             domains = domain_list(domains)
         if not isinstance(state, UserState):
             state = parse_state(state)

@@ -195,6 +195,24 @@ def test_batch_line_with_a_bad_top_k_is_named_and_the_rest_still_runs(demo_copy:
     assert len(outs[2]["results"]) == 1
 
 
+@pytest.mark.parametrize("line,needle", [
+    ({"query": "coffee", "now": 5}, "now"),
+    ({"query": "coffee", "domains": 5}, "domains"),
+    ({"query": "coffee", "chain": "no"}, "chain"),
+    ({"query": "coffee", "abstain": "false"}, "abstain"),
+    ({"query": 5}, "query"),
+    ({"query": "coffee", "state": "calm"}, "state"),
+])
+def test_batch_line_of_the_wrong_type_is_named_not_a_crash(demo_copy: Path, line: dict,
+                                                           needle: str) -> None:
+    stdin = json.dumps(line) + "\n" + json.dumps({"query": "coffee", "now": NOW, "top_k": 1})
+    result = pulse("retrieve", "--batch", "-", db=demo_copy, stdin=stdin)
+    assert result.returncode == 1 and "unexpected" not in result.stderr, result.stderr
+    outs = [json.loads(out) for out in result.stdout.splitlines()]
+    assert outs[0]["line"] == 1 and needle in outs[0]["error"]
+    assert len(outs[1]["results"]) == 1
+
+
 def test_bad_option_value_is_a_usage_error_not_a_traceback(demo_copy: Path) -> None:
     result = pulse("retrieve", "x", "--scorer", "magic", db=demo_copy)
     assert result.returncode == 1

@@ -213,6 +213,14 @@ def test_batch_line_of_the_wrong_type_is_named_not_a_crash(demo_copy: Path, line
     assert len(outs[1]["results"]) == 1
 
 
+def test_export_html_with_a_negative_seed_is_named_and_writes_nothing(demo_copy: Path,
+                                                                     tmp_path: Path) -> None:
+    out = tmp_path / "viewer.html"
+    result = pulse("export-html", "--out", str(out), "--seed", "-1", db=demo_copy)
+    assert_one_line_error(result, "seed", "-1")
+    assert "unexpected" not in result.stderr and not out.exists()
+
+
 def test_bad_option_value_is_a_usage_error_not_a_traceback(demo_copy: Path) -> None:
     result = pulse("retrieve", "x", "--scorer", "magic", db=demo_copy)
     assert result.returncode == 1

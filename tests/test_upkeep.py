@@ -264,6 +264,10 @@ def test_open_questions_expire_into_dismissal_proposals(mem: Memory) -> None:
     mem.redo()
     with pytest.raises(PulseError):
         mem.set_upkeep_settings(question_ttl_days=-1)
+    # a count is a whole number: 2.5 is refused, not quietly stored as 2
+    with pytest.raises(PulseError, match="gap_min_events must be a whole number"):
+        mem.set_upkeep_settings(gap_min_events=2.5)
+    assert mem.set_upkeep_settings(gap_min_events=2.0)["gap_min_events"] == 2
 
 
 def test_confirm_and_dismiss_directly(mem: Memory) -> None:

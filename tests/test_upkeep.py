@@ -308,6 +308,21 @@ def test_knowledge_gaps_respect_do_not_probe(mem: Memory) -> None:
     assert "Greg Holm" in {g["name"] for g in mem.knowledge_gaps()}
 
 
+@pytest.mark.parametrize("limit", [0, -1])
+def test_a_gap_limit_below_one_is_refused(mem: Memory, limit: int) -> None:
+    # 0 read as "no knowledge gaps", -1 as "all but the last"
+    assert len(mem.knowledge_gaps(limit=1)) == 1
+    with pytest.raises(PulseError, match=f"limit must be at least 1, got {limit}"):
+        mem.knowledge_gaps(limit=limit)
+
+
+@pytest.mark.parametrize("ttl", [0, -5])
+def test_a_question_ttl_out_of_range_is_refused_when_listing(mem: Memory, ttl: int) -> None:
+    # as `upkeep --ttl-days` and the stored setting are: 1..36500 days
+    with pytest.raises(PulseError, match="question_ttl_days must be in 1..36500"):
+        mem.open_questions(now=NOW, ttl_days=ttl)
+
+
 def test_review_queue_kinds_later_and_count(mem: Memory) -> None:
     mem.upkeep(now=NOW)
     items = mem.review_queue(now=NOW)

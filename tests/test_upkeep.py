@@ -343,6 +343,9 @@ def test_review_queue_kinds_later_and_count(mem: Memory) -> None:
                         (ref, "maybe"), (wrong_kind, "accept")):
         with pytest.raises(PulseError):
             mem.review(bad, action, now=NOW)
+    # a kind that does not exist is named, not answered with an empty queue
+    with pytest.raises(PulseError, match="unknown review kind 'archives'"):
+        mem.review_queue(now=NOW, kinds=["archives"])
 
 
 def test_entity_merge_from_the_queue(mem: Memory) -> None:

@@ -157,6 +157,10 @@ def test_redact_rewrites_the_stored_text_and_the_journal(mem: Memory) -> None:
     assert mem.verify() == []
     with pytest.raises(PulseError):
         mem.undo(out["journal_seq"])                      # a barrier, like an erasure
+    # the documented keys are there on every answer, also when nothing is rewritten
+    for again in (mem.set_policy("tom", "redact", label="[ex-partner]"),
+                  mem.set_policy("tom", do_not_probe=True)):
+        assert again["redacted_journal_rows"] == [] and again["other_copies"] == []
     raw = _bytes(mem)
     # the name survives only where the owner's view keeps it: the entity row and its insert
     assert raw.count(b"Tom Reyes") <= 4

@@ -143,6 +143,21 @@ def test_boundary_set_and_lifted_from_the_cli_journaled(tmp_path: Path, mem: Mem
         assert "e2" in keys
 
 
+def test_a_merge_never_lifts_a_boundary_or_a_policy(mem: Memory) -> None:
+    # merging the boundary into a person moved its events out from behind it, silently
+    mem.set_policy("tom", "redact", label="[ex-partner]")
+    head = mem.stats()["journal_head"]
+    for keep, gone, needle in (("me", "grief", "do_not_probe"), ("lena", "tom", "redact")):
+        for attempt in (mem.merge_preview, mem.merge_entities):
+            with pytest.raises(PulseError, match=needle):
+                attempt(keep, gone)
+    assert mem.stats()["journal_head"] == head
+    assert "e4" not in [r["key"] for r in mem.retrieve("hospital scan heartbeat", now=NOW,
+                                                       top_k=5)["results"]]
+    # the other way round keeps the protection: allowed
+    assert mem.merge_preview("grief", "lena")["gone"]["name"] == "Lena Frost"
+
+
 # -- tightening backwards -----------------------------------------------------------------------
 
 def test_redact_rewrites_the_stored_text_and_the_journal(mem: Memory) -> None:

@@ -158,6 +158,17 @@ def test_a_merge_never_lifts_a_boundary_or_a_policy(mem: Memory) -> None:
     assert mem.merge_preview("grief", "lena")["gone"]["name"] == "Lena Frost"
 
 
+def test_an_alias_split_out_keeps_the_boundary_and_the_policy(mem: Memory) -> None:
+    # the new entity was made without them: what named the alias left the boundary
+    mem.set_policy("tom", "redact", label="[ex-partner]")
+    for source, alias in (("grief", "losing the baby"), ("tom", "Tom")):
+        before = mem.policy(source)
+        out = mem.split_alias(source, alias)
+        after = mem.policy(out["new_entity"])
+        assert (after["policy"], after["role_label"], after["do_not_probe"]) == \
+            (before["policy"], before["role_label"], before["do_not_probe"])
+
+
 # -- tightening backwards -----------------------------------------------------------------------
 
 def test_redact_rewrites_the_stored_text_and_the_journal(mem: Memory) -> None:

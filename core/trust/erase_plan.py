@@ -64,7 +64,7 @@ def resolve(conn: sqlite3.Connection, kind: str, ident: str) -> int:
         hits = [int(r[0]) for r in conn.execute("SELECT id, canonical_name, aliases FROM entities")
                 if wanted in {n.casefold() for n in _names_of(r[1], r[2])}]
         if len(hits) > 1:
-            raise PulseError(f"forget entity:{ident}: {len(hits)} entities are called that "
+            raise PulseError(f"entity:{ident}: {len(hits)} entities are called that "
                              f"(ids {', '.join(map(str, hits[:8]))}); give the id")
         return hits[0] if hits else _missing(kind, ident)
     if row is None:
@@ -73,7 +73,8 @@ def resolve(conn: sqlite3.Connection, kind: str, ident: str) -> int:
 
 
 def _missing(kind: str, ident: str) -> int:
-    raise PulseError(f"forget {kind}:{ident}: no such {kind}")
+    # also how curation commands find an entity: the message names no command
+    raise PulseError(f"{kind}:{ident}: no such {kind}")
 
 
 def _names_of(name: str, aliases: str | None) -> list[str]:

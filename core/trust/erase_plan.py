@@ -423,7 +423,19 @@ def plan_erasure(conn: sqlite3.Connection, refs: Sequence[str], *, cascade: bool
         if not orphans:
             break
         expand_observations(plan, orphans, "supported only erased rows")
+    if any(plan.keep.values()):
+        _refuse_stray_keeps(plan.keep, plan_erasure(conn, refs, cascade=cascade))
     return plan
+
+
+def _refuse_stray_keeps(keep: dict[str, set[int]], full: Plan) -> None:
+    """A kept item the erasure would not reach is most likely a typo for one it does: passed
+    over, it would leave the item meant to be kept to the irreversible erasure."""
+    for kind in sorted(keep):
+        stray = sorted(keep[kind] - full.ids[kind])
+        if stray:
+            raise PulseError(f"keep {kind}:{stray[0]}: not among what this erasure reaches "
+                             "(the --dry-run preview lists it); nothing was changed")
 
 
 def kept_mentions(plan: Plan, limit: int = 50) -> list[dict[str, str]]:

@@ -73,6 +73,10 @@ def test_nothing_relevant_is_said_plainly(demo_copy: Path) -> None:
     assert human.returncode == 0, human.stderr
     assert "nothing relevant: the closest event's cosine" in human.stdout
     assert "--no-abstain" in human.stdout
+    # by storyline too: the reason, not a bare "(no results)"
+    stories = pulse("retrieve", "xqzv blorf quantum lasagna", "--storylines", "--now", NOW,
+                    db=demo_copy)
+    assert "nothing relevant: the closest event's cosine" in stories.stdout, stories.stdout
     out = json.loads(pulse("retrieve", "xqzv blorf quantum lasagna", "--json", "--now", NOW,
                            db=demo_copy).stdout)
     assert out["abstained"] is True and out["results"] == []

@@ -204,6 +204,9 @@ def _human_results(out: dict[str, Any]) -> str:
 
 def _human_storylines(out: dict[str, Any]) -> str:
     lines = [f"{out['scorer']} · {out['query']!r} · now {out['now']} · by storyline"]
+    if out.get("abstained"):
+        lines.append(f"  {out['abstain_reason']} (--no-abstain ranks anyway)")
+        return "\n".join(lines)
     for rank, s in enumerate(out["storylines"], start=1):
         span = s["span"]["from"][:10] if s["span"]["from"] == s["span"]["to"] else \
             f"{s['span']['from'][:10]} – {s['span']['to'][:10]}"

@@ -270,6 +270,20 @@ def test_open_questions_expire_into_dismissal_proposals(mem: Memory) -> None:
     assert mem.set_upkeep_settings(gap_min_events=2.0)["gap_min_events"] == 2
 
 
+def test_an_unknown_extractor_alias_writes_nothing(mem: Memory, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # the proposals were written, then the alias failed: exit 1 over a changed memory
+    models = tmp_path / "models.json"
+    models.write_text('{"models": {"x": {"provider": "anthropic", "model": "m", '
+                      '"api_key_env": "S9_TEST_KEY", "max_tokens": 10, "temperature": 0}}}')
+    monkeypatch.setenv("PULSE_MODELS_PATH", str(models))
+    monkeypatch.setenv("S9_TEST_KEY", "k")
+    head, digest = mem.stats()["journal_head"], mem.digest()
+    with pytest.raises(PulseError, match="no model alias 'nope'"):
+        mem.upkeep(now=NOW, extractor="nope")
+    assert (mem.stats()["journal_head"], mem.digest()) == (head, digest)
+
+
 def test_confirm_and_dismiss_directly(mem: Memory) -> None:
     out = mem.confirm_question("h2", "self_model")
     assert mem.event("h2")["belief_class"] == "self_model" and out["seq"]

@@ -225,6 +225,18 @@ def test_export_html_with_a_negative_seed_is_named_and_writes_nothing(demo_copy:
     assert "unexpected" not in result.stderr and not out.exists()
 
 
+@pytest.mark.parametrize("args", [["journal", "export"], ["ledger", "export"],
+                                  ["export-html", "--out"]])
+def test_an_export_never_overwrites_another_memory(demo_copy: Path, tmp_path: Path,
+                                                   args: list[str]) -> None:
+    # `pulse journal export pulse.db`, OUT taken for the memory to read: it replaced that memory
+    other = tmp_path / "other.db"
+    shutil.copy(demo_copy, other)
+    before = other.read_bytes()
+    assert_one_line_error(pulse(*args, str(other), db=demo_copy), str(other), "database")
+    assert other.read_bytes() == before
+
+
 def test_bad_option_value_is_a_usage_error_not_a_traceback(demo_copy: Path) -> None:
     result = pulse("retrieve", "x", "--scorer", "magic", db=demo_copy)
     assert result.returncode == 1

@@ -32,7 +32,7 @@ import networkx as nx
 from core.beliefs import BELIEF_CLASSES, DOMAINS, ENTITY_KINDS
 from core.errors import ValidationError
 from core.graph import build_graph, layout, observation_texts
-from core.store.locks import refuse_if_held
+from core.store.locks import refuse_to_overwrite
 
 FORMAT = "pulse-graph/1"
 RESOURCES = Path(__file__).resolve().parent.parent.parent / "resources" / "viewer"
@@ -205,7 +205,7 @@ def export_html(memory: Any, out_path: str | os.PathLike[str], *, domains: Any =
     else:
         page = render_page(data)
     out = Path(out_path)
-    refuse_if_held(out, "overwritten")
+    refuse_to_overwrite(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".pulse-viewer-", suffix=".html", dir=out.parent)
     try:

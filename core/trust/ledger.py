@@ -28,7 +28,7 @@ from typing import Any
 from core.errors import PulseError, ValidationError
 from core.files import read_text
 from core.store.commands import execute, transaction
-from core.store.locks import refuse_if_held
+from core.store.locks import refuse_to_overwrite
 from core.store.sqlite import sqlite3
 from core.trust.corrections import conn_of, correct, writable
 
@@ -342,7 +342,7 @@ def export_ledger(memory: Any, path: str | Path) -> dict[str, Any]:
     path = Path(path)
     if path.is_dir():
         path = path / "events.jsonl"
-    refuse_if_held(path, "overwritten")
+    refuse_to_overwrite(path)
     kept = [LedgerRow(i, r["raw"], json.loads(r["raw"])) for i, r in enumerate(
         conn.execute("SELECT raw FROM ledger_rows ORDER BY pos").fetchall(), start=1)]
     linked = {int(r[0]) for r in conn.execute(

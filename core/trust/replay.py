@@ -23,7 +23,7 @@ from core.errors import PulseError, ValidationError
 from core.files import read_bytes
 from core.store import db, journal
 from core.store.changes import apply_changes
-from core.store.locks import refuse_if_held
+from core.store.locks import refuse_to_overwrite
 from core.store.sqlite import sqlite3
 
 FORMAT = "pulse-journal/1"
@@ -99,7 +99,7 @@ def export_journal(memory: Any, out: str | Path) -> dict[str, Any]:
     no plaintext byte reaches the disk, not even in the temp file."""
     conn = memory if isinstance(memory, sqlite3.Connection) else memory.conn
     out = Path(out)
-    refuse_if_held(out, "overwritten")
+    refuse_to_overwrite(out)
     tmp = out.with_name(out.name + ".tmp")
     lines = list(iter_export(conn))
     text = "".join(line + "\n" for line in lines).encode("utf-8")

@@ -133,6 +133,19 @@ def test_batch_bad_line_is_named(demo_copy: Path) -> None:
     assert outs[0]["results"] and outs[1] == {"line": 2, "error": outs[1]["error"]}
 
 
+def test_batch_takes_the_command_line_options_as_defaults(demo_copy: Path) -> None:
+    # --top-k, --now, --scorer… were silently ignored with --batch
+    lines = [{"query": "coffee"}, {"query": "coffee", "top_k": 2, "scorer": "pulse"}]
+    result = pulse("retrieve", "--batch", "-", "--top-k", "1", "--now", NOW, "--scorer", "bm25",
+                   db=demo_copy, stdin="\n".join(json.dumps(x) for x in lines))
+    assert result.returncode == 0, result.stderr
+    outs = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [(len(o["results"]), o["scorer"], o["now"]) for o in outs] == \
+        [(1, "bm25", NOW), (2, "pulse", NOW)]
+    both = pulse("retrieve", "coffee", "--batch", "-", db=demo_copy, stdin="")
+    assert_one_line_error(both, "QUERY", "--batch")
+
+
 def test_explain_an_event_by_key(demo_copy: Path) -> None:
     out = json.loads(pulse("explain", "e004", "--query", "coffee", "--json", "--now", NOW,
                            db=demo_copy).stdout)

@@ -146,6 +146,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_retrieve(args: argparse.Namespace) -> int:
     if args.batch:
+        if args.query:
+            raise PulseError("give a QUERY or --batch FILE, not both")
         return _retrieve_batch(args)
     if not args.query:
         raise PulseError("give a QUERY or --batch FILE")
@@ -159,6 +161,10 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
 def _retrieve_batch(args: argparse.Namespace) -> int:
     allowed = {"query", "top_k", "scorer", "state", "now", "chain", "domains", "abstain",
                "storylines"}
+    if args.batch == "-" and args.state == "-":
+        raise PulseError("--batch - and --state - cannot both read standard input")
+    # the command line's options are every line's defaults; a line's own keys win
+    defaults = {**query_options(args), "storylines": args.storylines}
     failed = 0
     with open_memory(args) as memory:
         for number, line in enumerate(read_input(args.batch, what="batch").splitlines(), start=1):
@@ -177,6 +183,7 @@ def _retrieve_batch(args: argparse.Namespace) -> int:
                 options = {k: v for k, v in item.items() if k != "query"}
                 if "state" in options:
                     options["state"] = Memory.parse_state(options["state"])
+                options = {**defaults, **options}
                 out = memory.retrieve(item["query"], log="cli" if args.log else None,
                                       **options)
             except PulseError as exc:

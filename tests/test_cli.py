@@ -250,6 +250,19 @@ def test_an_export_never_overwrites_another_memory(demo_copy: Path, tmp_path: Pa
     assert other.read_bytes() == before
 
 
+def test_entity_alias_given_twice_keeps_both(demo_copy: Path) -> None:
+    # `--alias A --alias B` kept only B: the other aliases were dropped without a word
+    result = pulse("entity", "p_grandma", "--alias", "Baba Vera", "--alias", "Grandma",
+                   db=demo_copy)
+    assert result.returncode == 0, result.stderr
+    from core.memory import Memory
+
+    with Memory.open(demo_copy, read_only=True) as memory:
+        aliases = memory.conn.execute("SELECT aliases FROM entities WHERE key = 'p_grandma'"
+                                      ).fetchone()[0]
+    assert json.loads(aliases) == ["Baba Vera", "Grandma"]
+
+
 def test_bad_option_value_is_a_usage_error_not_a_traceback(demo_copy: Path) -> None:
     result = pulse("retrieve", "x", "--scorer", "magic", db=demo_copy)
     assert result.returncode == 1

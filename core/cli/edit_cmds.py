@@ -35,8 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("entity", help="rename an entity, set its aliases, kind or domain")
     p.add_argument("entity", help="an id, a key or a name")
     p.add_argument("--name")
-    p.add_argument("--alias", nargs="*", dest="aliases", metavar="A",
-                   help="the full list of aliases (give none to clear them)")
+    p.add_argument("--alias", nargs="*", action="extend", dest="aliases", metavar="A",
+                   help="the full list of aliases, repeatable (give none to clear them)")
     p.add_argument("--kind", choices=beliefs.ENTITY_KINDS)
     p.add_argument("--domain", choices=beliefs.DOMAINS)
     p.add_argument("--drop-old-name", action="store_true",

@@ -263,6 +263,17 @@ def test_entity_alias_given_twice_keeps_both(demo_copy: Path) -> None:
     assert json.loads(aliases) == ["Baba Vera", "Grandma"]
 
 
+def test_list_options_given_twice_keep_every_value(demo_copy: Path) -> None:
+    # argparse kept only the last: `--keep event:25 --keep event:26` erased event 25
+    preview = json.loads(pulse("forget", "entity:p_grandma", "--cascade", "--dry-run", "--json",
+                               "--keep", "event:25", "--keep", "event:26", db=demo_copy).stdout)
+    assert not {"event:25", "event:26"} & {i["ref"] for i in preview["items"]}
+    out = json.loads(pulse("correct", "--withdrawn", "$49", "--withdrawn", "$59",
+                           "--replacement", "$29", "--note", "price", "--json",
+                           db=demo_copy).stdout)
+    assert out["withdrawn"] == ["$49", "$59"]
+
+
 def test_bad_option_value_is_a_usage_error_not_a_traceback(demo_copy: Path) -> None:
     result = pulse("retrieve", "x", "--scorer", "magic", db=demo_copy)
     assert result.returncode == 1

@@ -278,6 +278,10 @@ def test_bad_option_value_is_a_usage_error_not_a_traceback(demo_copy: Path) -> N
     result = pulse("retrieve", "x", "--scorer", "magic", db=demo_copy)
     assert result.returncode == 1
     assert "invalid choice" in result.stderr and "Traceback" not in result.stderr
+    # one clear line (CLI.md), not the usage block before it
+    for args in (["retrieve", "x", "--scorer", "magic"], ["retrieve", "x", "--top-k", "abc"],
+                 ["set", "e010", "--archivable", "2"], ["frobnicate"], ["recalls", "show", "x"]):
+        assert_one_line_error(pulse(*args, db=demo_copy), "pulse", "--help")
 
 
 def test_bad_state_file_names_the_field(demo_copy: Path, tmp_path: Path) -> None:

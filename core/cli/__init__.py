@@ -10,6 +10,7 @@ import argparse
 import sys
 import traceback
 from importlib import import_module
+from typing import NoReturn
 
 from core.errors import PulseError, busy_message, is_busy
 
@@ -34,7 +35,7 @@ class _Parser(argparse.ArgumentParser):
     """A usage error is one line on stderr (CLI.md), not the usage block; subcommands' parsers
     are of this class too (argparse makes them with the parent's class)."""
 
-    def error(self, message: str):  # noqa: ANN201 (argparse's signature)
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: {message} (see `{self.prog} --help`)\n")
 
 

@@ -289,6 +289,12 @@ def test_bad_state_file_names_the_field(demo_copy: Path, tmp_path: Path) -> None
     state.write_text('{"mood_vector": {"shame": "very"}}', encoding="utf-8")
     assert_one_line_error(pulse("retrieve", "x", "--state", str(state), db=demo_copy),
                           "mood_vector.shame")
+    # JSON that Python reads as NaN or infinity passed every range check
+    for text, field in (('{"stress_proxy": NaN}', "stress_proxy"), ('{"hrv": 1e400}', "hrv"),
+                        ('{"snapshot_days_ago": Infinity}', "snapshot_days_ago")):
+        state.write_text(text, encoding="utf-8")
+        assert_one_line_error(pulse("retrieve", "x", "--state", str(state), db=demo_copy),
+                              field)
 
 
 def test_missing_memory_is_a_clear_error(tmp_path: Path) -> None:

@@ -471,6 +471,17 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
         """An event id from a numeric id, an external key (e001) or "event:ID"."""
         return records.resolve_event(self.conn, event)
 
+    def current_event(self, event: str | int) -> int:
+        """resolve_event, refusing an event that a new version or a pattern replaced: an edit
+        there would pass unnoticed, the replacement being what is recalled."""
+        event_id = records.resolve_event(self.conn, event)
+        row = self.conn.execute("SELECT absorbed_into FROM events WHERE id = ?",
+                                (event_id,)).fetchone()
+        if row is not None and row[0] is not None:
+            raise PulseError(f"event {event_id} was replaced by event {row[0]} (a new version, "
+                             "or the pattern that absorbed it); edit that one")
+        return event_id
+
     def event(self, event: str | int) -> dict[str, Any]:
         event_id = records.resolve_event(self.conn, event)
         row = self.conn.execute("SELECT * FROM events WHERE id = ?", (event_id,)).fetchone()

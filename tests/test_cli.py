@@ -171,6 +171,19 @@ def test_set_and_pin_are_journaled_and_invariants_hold(demo_copy: Path) -> None:
     assert pulse("verify", db=demo_copy).returncode == 0
 
 
+def test_an_old_version_is_not_edited_in_place_of_the_new(demo_copy: Path) -> None:
+    # after `retext`, the old id still took a pin, a floor or emotions: exit 0, yet the event
+    # recalled (the new version) was left as it was
+    new = json.loads(pulse("retext", "e010", "--title", "Second version", "--json",
+                           db=demo_copy).stdout)["event"]
+    head = json.loads(pulse("verify", "--json", db=demo_copy).stdout)["rows"]
+    for args in (["pin", "10"], ["set", "10", "--floor", "0.4"], ["emotions", "10", "joy=0.5"]):
+        assert_one_line_error(pulse(*args, db=demo_copy), "event 10", f"event {new}")
+    assert json.loads(pulse("verify", "--json", db=demo_copy).stdout)["rows"] == head
+    pinned = json.loads(pulse("pin", "e010", "--json", db=demo_copy).stdout)
+    assert pinned["event"] == new and pinned["belief_class"] == "axiom"
+
+
 @pytest.mark.parametrize("args,needles", [
     (["retrieve", "x", "--now", "soon"], ["ISO-8601"]),
     (["retrieve", "x", "--state", "/nonexistent/state.json"], ["cannot read"]),

@@ -86,7 +86,7 @@ def cmd_emotions(args: argparse.Namespace) -> int:
         if not sep:
             raise ValidationError(f"emotions: {item!r} is not NAME=VALUE (e.g. shame=0.8)")
     with open_memory(args) as memory:
-        return _changed(args, memory.set_emotions(args.event, values),
+        return _changed(args, memory.set_emotions(memory.current_event(args.event), values),
                         f"emotions of {args.event} set")
 
 

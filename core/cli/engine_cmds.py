@@ -265,8 +265,9 @@ def cmd_set(args: argparse.Namespace) -> int:
     if not fields:
         raise PulseError("nothing to set (give --class, --floor, --archivable, --user-flag or --domain)")
     with open_memory(args) as memory:
-        seq = memory.set_belief(args.event, **fields)
-        event = memory.event(args.event)
+        event_id = memory.current_event(args.event)
+        seq = memory.set_belief(event_id, **fields)
+        event = memory.event(event_id)
     emit(args, {"event": event["id"], "journal_seq": seq, **{k: event[k] for k in (
         "belief_class", "confidence_floor", "archivable", "user_flag", "domain")}},
         f"event {event['id']}: " + ("unchanged" if seq is None else f"journal row {seq}"))
@@ -275,8 +276,9 @@ def cmd_set(args: argparse.Namespace) -> int:
 
 def cmd_pin(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
-        seq = memory.pin(args.event)
-        event = memory.event(args.event)
+        event_id = memory.current_event(args.event)
+        seq = memory.pin(event_id)
+        event = memory.event(event_id)
     emit(args, {"event": event["id"], "journal_seq": seq, **{k: event[k] for k in (
         "belief_class", "confidence_floor", "archivable", "user_flag", "provenance")}},
         f"event {event['id']} pinned as a core wound"

@@ -182,6 +182,8 @@ def test_an_old_version_is_not_edited_in_place_of_the_new(demo_copy: Path) -> No
     assert json.loads(pulse("verify", "--json", db=demo_copy).stdout)["rows"] == head
     pinned = json.loads(pulse("pin", "e010", "--json", db=demo_copy).stdout)
     assert pinned["event"] == new and pinned["belief_class"] == "axiom"
+    # nor is a new chain link made to it (`why` then showed the old version as a cause)
+    assert_one_line_error(pulse("link", "10", "e041", db=demo_copy), "event 10", f"event {new}")
 
 
 @pytest.mark.parametrize("args,needles", [

@@ -146,7 +146,7 @@ def cmd_link(args: argparse.Namespace) -> int:
                             f"link {args.parent} → {args.child} removed")
         exists = memory.conn.execute(
             "SELECT 1 FROM event_chains WHERE parent_id = ? AND child_id = ?",
-            (memory.resolve_event(args.parent), memory.resolve_event(args.child))).fetchone()
+            (memory.current_event(args.parent), memory.current_event(args.child))).fetchone()
         if exists:
             return _changed(args, memory.set_link(args.parent, args.child,
                                                   strength=args.strength, kind=args.kind),

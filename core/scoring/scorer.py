@@ -81,7 +81,8 @@ class Request:
             names = ", ".join(SCORERS) + "; aliases " + ", ".join(
                 f"{a} = {c}" for a, c in ALIASES.items())
             raise PulseError(f"unknown scorer {self.scorer!r} (one of {names})")
-        if not isinstance(self.top_k, int) or isinstance(self.top_k, bool) or not 1 <= self.top_k <= MAX_TOP_K:
+        if isinstance(self.top_k, bool) or not isinstance(self.top_k, int) \
+                or not 1 <= self.top_k <= MAX_TOP_K:
             raise PulseError(f"top_k must be a whole number in 1..{MAX_TOP_K}, "
                              f"got {self.top_k!r}")
         if not isinstance(self.query, str) or not self.query.strip():

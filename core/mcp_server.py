@@ -38,6 +38,7 @@ MAX_REF = 200                   # get_event id / correct subject as text
 MAX_TS = 64
 MAX_FRAME_BYTES = 1024 * 1024   # one JSON-RPC line on stdin
 MAX_FRAME_DEPTH = 64            # nesting of one JSON-RPC line on stdin
+DRAIN_SECONDS = 300             # at end of input, how long the requests still running may take
 MAX_WHY_DEPTH = 10              # chain links walked back by `why`
 
 _STR = {"type": "string"}
@@ -509,6 +510,36 @@ def _std_buffers():
     return stdin, restore_in, stdout, restore_out
 
 
+class _InFlight:
+    """The ids of the client's requests not answered yet. At end of input the SDK's loop stops
+    and cancels the handlers still running, so a client that writes its requests and closes
+    stdin (`printf … | pulse mcp`) would lose their answers: the reader waits for them first."""
+
+    def __init__(self) -> None:
+        import anyio
+
+        self.ids: set[Any] = set()
+        self._changed = anyio.Event()
+
+    def add(self, ident: Any) -> None:
+        self.ids.add(ident)
+
+    def done(self, ident: Any) -> None:
+        import anyio
+
+        if ident in self.ids:
+            self.ids.discard(ident)
+            self._changed.set()
+            self._changed = anyio.Event()
+
+    async def drained(self, timeout: float) -> None:
+        import anyio
+
+        with anyio.move_on_after(timeout):
+            while self.ids:
+                await self._changed.wait()
+
+
 @asynccontextmanager
 async def guarded_stdio_server(stdin_buffer: Any = None, stdout_buffer: Any = None):
     """stdio_server (mcp.server.stdio) with a guard in front of the SDK's JSON parser.
@@ -534,6 +565,7 @@ async def guarded_stdio_server(stdin_buffer: Any = None, stdout_buffer: Any = No
         write_lock = anyio.Lock()
 
         read_stream_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
+        in_flight = _InFlight()
         write_stream, write_stream_reader = create_context_streams[SessionMessage](0)
 
         async def write_line(text: str) -> None:
@@ -574,7 +606,14 @@ async def guarded_stdio_server(stdin_buffer: Any = None, stdout_buffer: Any = No
                         except Exception as exc:
                             await read_stream_writer.send(exc)
                             continue
+                        if isinstance(message, types.JSONRPCRequest):
+                            in_flight.add(message.id)
+                        elif (isinstance(message, types.JSONRPCNotification)
+                              and message.method == "notifications/cancelled"):
+                            params = message.params if isinstance(message.params, dict) else {}
+                            in_flight.done(params.get("requestId"))
                         await read_stream_writer.send(SessionMessage(message))
+                    await in_flight.drained(DRAIN_SECONDS)   # end of input: answer them first
             except anyio.ClosedResourceError:
                 await anyio.lowlevel.checkpoint()
 
@@ -582,8 +621,11 @@ async def guarded_stdio_server(stdin_buffer: Any = None, stdout_buffer: Any = No
             try:
                 async with write_stream_reader:
                     async for session_message in write_stream_reader:
-                        await write_line(session_message.message.model_dump_json(
+                        message = session_message.message
+                        await write_line(message.model_dump_json(
                             by_alias=True, exclude_unset=True))
+                        if isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)):
+                            in_flight.done(message.id)
             except anyio.ClosedResourceError:
                 await anyio.lowlevel.checkpoint()
 

@@ -260,15 +260,19 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
         not name are withheld (counted in "withheld"), redacted names show as their label; a
         storyline with a withheld member is shown by its best match instead of its summary."""
         from core.privacy.outside import OutsideView
+        from core.scoring.scorer import MAX_TOP_K
 
+        # checked as given, before the withheld are added to top_k
+        request = self.request(query, **options).validated()
         view = OutsideView(self.conn)
         hidden = view.withheld(query)
 
         def ranked(request: Any) -> dict[str, Any]:
-            asked = replace(request, top_k=request.top_k + len(hidden)) if hidden else request
+            # ask for more to fill the places of the withheld, within the scorer's own cap
+            asked = replace(request, top_k=min(request.top_k + len(hidden), MAX_TOP_K)) \
+                if hidden else request
             return view.results(self.scorer.retrieve(asked), query, request.top_k)
 
-        request = self.request(query, **options)
         if storylines:
             out = self._retrieve_storylines(request, ranked)
             out["storylines"] = [view.storyline(entry, hidden) for entry in out["storylines"]]
@@ -327,9 +331,19 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
         from core.scoring.settings import DEFAULT_SETTINGS, ScorerSettings
         from core.scoring.state import UserState, parse_state
 
+        # decoded JSON (a `--batch` line) reaches here as it is: a wrong type is named
+        if not isinstance(query, str):
+            raise PulseError(f"query must be a string, got {query!r}")
+        for name, flag in (("chain", chain), ("abstain", abstain)):
+            if not isinstance(flag, (bool, np.bool_)):
+                raise PulseError(f"{name} must be true or false, got {flag!r}")
         if isinstance(now, str):
             now = parse_iso(now, "now")
+        elif now is not None and not isinstance(now, datetime):
+            raise PulseError(f"now must be an ISO-8601 date or time, got {now!r}")
         if domains is not None:
+            if not isinstance(domains, (str, list, tuple, set)):
+                raise PulseError(f"domains must be a list of names or 'a,b', got {domains!r}")
             domains = domain_list(domains)
         if not isinstance(state, UserState):
             state = parse_state(state)
@@ -456,6 +470,17 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
     def resolve_event(self, event: str | int) -> int:
         """An event id from a numeric id, an external key (e001) or "event:ID"."""
         return records.resolve_event(self.conn, event)
+
+    def current_event(self, event: str | int) -> int:
+        """resolve_event, refusing an event that a new version or a pattern replaced: an edit
+        there would pass unnoticed, the replacement being what is recalled."""
+        event_id = records.resolve_event(self.conn, event)
+        row = self.conn.execute("SELECT absorbed_into FROM events WHERE id = ?",
+                                (event_id,)).fetchone()
+        if row is not None and row[0] is not None:
+            raise PulseError(f"event {event_id} was replaced by event {row[0]} (a new version, "
+                             "or the pattern that absorbed it); edit that one")
+        return event_id
 
     def event(self, event: str | int) -> dict[str, Any]:
         event_id = records.resolve_event(self.conn, event)

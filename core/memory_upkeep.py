@@ -47,6 +47,9 @@ class UpkeepOps:
         graph = self.storyline_graph()
         key = str(ref)
         if key not in graph.storylines:
+            if key.startswith(("chain:", "pattern:")):
+                raise PulseError(f"no storyline {key!r} (`pulse storylines` lists them; an "
+                                 "event id or key also names the storyline it is in)")
             event_id = self.resolve_event(ref)
             key = graph.of_event.get(event_id)
             if key is None:

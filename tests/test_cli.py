@@ -73,6 +73,10 @@ def test_nothing_relevant_is_said_plainly(demo_copy: Path) -> None:
     assert human.returncode == 0, human.stderr
     assert "nothing relevant: the closest event's cosine" in human.stdout
     assert "--no-abstain" in human.stdout
+    # by storyline too: the reason, not a bare "(no results)"
+    stories = pulse("retrieve", "xqzv blorf quantum lasagna", "--storylines", "--now", NOW,
+                    db=demo_copy)
+    assert "nothing relevant: the closest event's cosine" in stories.stdout, stories.stdout
     out = json.loads(pulse("retrieve", "xqzv blorf quantum lasagna", "--json", "--now", NOW,
                            db=demo_copy).stdout)
     assert out["abstained"] is True and out["results"] == []
@@ -129,6 +133,19 @@ def test_batch_bad_line_is_named(demo_copy: Path) -> None:
     assert outs[0]["results"] and outs[1] == {"line": 2, "error": outs[1]["error"]}
 
 
+def test_batch_takes_the_command_line_options_as_defaults(demo_copy: Path) -> None:
+    # --top-k, --now, --scorer… were silently ignored with --batch
+    lines = [{"query": "coffee"}, {"query": "coffee", "top_k": 2, "scorer": "pulse"}]
+    result = pulse("retrieve", "--batch", "-", "--top-k", "1", "--now", NOW, "--scorer", "bm25",
+                   db=demo_copy, stdin="\n".join(json.dumps(x) for x in lines))
+    assert result.returncode == 0, result.stderr
+    outs = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [(len(o["results"]), o["scorer"], o["now"]) for o in outs] == \
+        [(1, "bm25", NOW), (2, "pulse", NOW)]
+    both = pulse("retrieve", "coffee", "--batch", "-", db=demo_copy, stdin="")
+    assert_one_line_error(both, "QUERY", "--batch")
+
+
 def test_explain_an_event_by_key(demo_copy: Path) -> None:
     out = json.loads(pulse("explain", "e004", "--query", "coffee", "--json", "--now", NOW,
                            db=demo_copy).stdout)
@@ -154,6 +171,21 @@ def test_set_and_pin_are_journaled_and_invariants_hold(demo_copy: Path) -> None:
     assert pulse("verify", db=demo_copy).returncode == 0
 
 
+def test_an_old_version_is_not_edited_in_place_of_the_new(demo_copy: Path) -> None:
+    # after `retext`, the old id still took a pin, a floor or emotions: exit 0, yet the event
+    # recalled (the new version) was left as it was
+    new = json.loads(pulse("retext", "e010", "--title", "Second version", "--json",
+                           db=demo_copy).stdout)["event"]
+    head = json.loads(pulse("verify", "--json", db=demo_copy).stdout)["rows"]
+    for args in (["pin", "10"], ["set", "10", "--floor", "0.4"], ["emotions", "10", "joy=0.5"]):
+        assert_one_line_error(pulse(*args, db=demo_copy), "event 10", f"event {new}")
+    assert json.loads(pulse("verify", "--json", db=demo_copy).stdout)["rows"] == head
+    pinned = json.loads(pulse("pin", "e010", "--json", db=demo_copy).stdout)
+    assert pinned["event"] == new and pinned["belief_class"] == "axiom"
+    # nor is a new chain link made to it (`why` then showed the old version as a cause)
+    assert_one_line_error(pulse("link", "10", "e041", db=demo_copy), "event 10", f"event {new}")
+
+
 @pytest.mark.parametrize("args,needles", [
     (["retrieve", "x", "--now", "soon"], ["ISO-8601"]),
     (["retrieve", "x", "--state", "/nonexistent/state.json"], ["cannot read"]),
@@ -168,10 +200,103 @@ def test_bad_input_is_one_line_and_exit_1(demo_copy: Path, args: list[str],
     assert_one_line_error(pulse(*args, db=demo_copy), *needles)
 
 
+@pytest.mark.parametrize("top_k", ["0", "-3", "1001"])
+def test_top_k_out_of_range_is_refused_with_the_number_given(demo_copy: Path,
+                                                             top_k: str) -> None:
+    # the demo has events behind a boundary: they must not shift the range checked or quoted
+    assert_one_line_error(pulse("retrieve", "coffee", "--top-k", top_k, "--now", NOW,
+                                db=demo_copy), "top_k", f"got {top_k}")
+
+
+def test_top_k_of_1000_is_accepted_beside_a_boundary(demo_copy: Path) -> None:
+    result = pulse("retrieve", "coffee", "--top-k", "1000", "--json", "--now", NOW,
+                   db=demo_copy)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["results"]
+
+
+def test_batch_line_with_a_bad_top_k_is_named_and_the_rest_still_runs(demo_copy: Path) -> None:
+    lines = [{"query": "coffee", "top_k": "5"}, {"query": "coffee", "top_k": 0},
+             {"query": "coffee", "now": NOW, "top_k": 1}]
+    result = pulse("retrieve", "--batch", "-", db=demo_copy,
+                   stdin="\n".join(json.dumps(x) for x in lines))
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    outs = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [o.get("line") for o in outs] == [1, 2, None]
+    assert "top_k" in outs[0]["error"] and "top_k" in outs[1]["error"]
+    assert len(outs[2]["results"]) == 1
+
+
+@pytest.mark.parametrize("line,needle", [
+    ({"query": "coffee", "now": 5}, "now"),
+    ({"query": "coffee", "domains": 5}, "domains"),
+    ({"query": "coffee", "chain": "no"}, "chain"),
+    ({"query": "coffee", "abstain": "false"}, "abstain"),
+    ({"query": 5}, "query"),
+    ({"query": "coffee", "state": "calm"}, "state"),
+])
+def test_batch_line_of_the_wrong_type_is_named_not_a_crash(demo_copy: Path, line: dict,
+                                                           needle: str) -> None:
+    stdin = json.dumps(line) + "\n" + json.dumps({"query": "coffee", "now": NOW, "top_k": 1})
+    result = pulse("retrieve", "--batch", "-", db=demo_copy, stdin=stdin)
+    assert result.returncode == 1 and "unexpected" not in result.stderr, result.stderr
+    outs = [json.loads(out) for out in result.stdout.splitlines()]
+    assert outs[0]["line"] == 1 and needle in outs[0]["error"]
+    assert len(outs[1]["results"]) == 1
+
+
+def test_export_html_with_a_negative_seed_is_named_and_writes_nothing(demo_copy: Path,
+                                                                     tmp_path: Path) -> None:
+    out = tmp_path / "viewer.html"
+    result = pulse("export-html", "--out", str(out), "--seed", "-1", db=demo_copy)
+    assert_one_line_error(result, "seed", "-1")
+    assert "unexpected" not in result.stderr and not out.exists()
+
+
+@pytest.mark.parametrize("args", [["journal", "export"], ["ledger", "export"],
+                                  ["export-html", "--out"]])
+def test_an_export_never_overwrites_another_memory(demo_copy: Path, tmp_path: Path,
+                                                   args: list[str]) -> None:
+    # `pulse journal export pulse.db`, OUT taken for the memory to read: it replaced that memory
+    other = tmp_path / "other.db"
+    shutil.copy(demo_copy, other)
+    before = other.read_bytes()
+    assert_one_line_error(pulse(*args, str(other), db=demo_copy), str(other), "database")
+    assert other.read_bytes() == before
+
+
+def test_entity_alias_given_twice_keeps_both(demo_copy: Path) -> None:
+    # `--alias A --alias B` kept only B: the other aliases were dropped without a word
+    result = pulse("entity", "p_grandma", "--alias", "Baba Vera", "--alias", "Grandma",
+                   db=demo_copy)
+    assert result.returncode == 0, result.stderr
+    from core.memory import Memory
+
+    with Memory.open(demo_copy, read_only=True) as memory:
+        aliases = memory.conn.execute("SELECT aliases FROM entities WHERE key = 'p_grandma'"
+                                      ).fetchone()[0]
+    assert json.loads(aliases) == ["Baba Vera", "Grandma"]
+
+
+def test_list_options_given_twice_keep_every_value(demo_copy: Path) -> None:
+    # argparse kept only the last: `--keep event:25 --keep event:26` erased event 25
+    preview = json.loads(pulse("forget", "entity:p_grandma", "--cascade", "--dry-run", "--json",
+                               "--keep", "event:25", "--keep", "event:26", db=demo_copy).stdout)
+    assert not {"event:25", "event:26"} & {i["ref"] for i in preview["items"]}
+    out = json.loads(pulse("correct", "--withdrawn", "$49", "--withdrawn", "$59",
+                           "--replacement", "$29", "--note", "price", "--json",
+                           db=demo_copy).stdout)
+    assert out["withdrawn"] == ["$49", "$59"]
+
+
 def test_bad_option_value_is_a_usage_error_not_a_traceback(demo_copy: Path) -> None:
     result = pulse("retrieve", "x", "--scorer", "magic", db=demo_copy)
     assert result.returncode == 1
     assert "invalid choice" in result.stderr and "Traceback" not in result.stderr
+    # one clear line (CLI.md), not the usage block before it
+    for args in (["retrieve", "x", "--scorer", "magic"], ["retrieve", "x", "--top-k", "abc"],
+                 ["set", "e010", "--archivable", "2"], ["frobnicate"], ["recalls", "show", "x"]):
+        assert_one_line_error(pulse(*args, db=demo_copy), "pulse", "--help")
 
 
 def test_bad_state_file_names_the_field(demo_copy: Path, tmp_path: Path) -> None:
@@ -179,6 +304,12 @@ def test_bad_state_file_names_the_field(demo_copy: Path, tmp_path: Path) -> None
     state.write_text('{"mood_vector": {"shame": "very"}}', encoding="utf-8")
     assert_one_line_error(pulse("retrieve", "x", "--state", str(state), db=demo_copy),
                           "mood_vector.shame")
+    # JSON that Python reads as NaN or infinity passed every range check
+    for text, field in (('{"stress_proxy": NaN}', "stress_proxy"), ('{"hrv": 1e400}', "hrv"),
+                        ('{"snapshot_days_ago": Infinity}', "snapshot_days_ago")):
+        state.write_text(text, encoding="utf-8")
+        assert_one_line_error(pulse("retrieve", "x", "--state", str(state), db=demo_copy),
+                              field)
 
 
 def test_missing_memory_is_a_clear_error(tmp_path: Path) -> None:

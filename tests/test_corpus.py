@@ -73,6 +73,9 @@ BAD_CASES = [
     (mutated("events.0.user_flag", 2), "event 'e1': user_flag must be 0 or 1"),
     (mutated("facts.0.entity", "ghost"), "facts[0]: entity 'ghost' is not defined"),
     (mutated("facts.0.confidence", "high"), "facts[0]: confidence must be a number"),
+    (mutated("entities", [{"key": "dana", "name": "Dana", "is_self": True},
+                          {"key": "ilse", "name": "Ilse", "is_self": True}]),
+     "entity 'ilse': is_self, but entity 'dana' already is"),
 ]
 
 
@@ -87,6 +90,18 @@ def test_each_error_names_the_item_and_imports_nothing(memory: Memory, data: dic
     assert message in str(info.value)
     assert memory.digest() == digest
     assert memory.stats()["journal_head"] == head
+
+
+def test_a_second_person_is_never_the_memory_s_own(memory: Memory, tmp_path: Path) -> None:
+    # `pulse demo` into someone's memory made Nadia a second is_self beside its own person
+    memory.import_corpus({"format": "pulse-corpus/1", "entities": [
+        {"key": "me", "name": "Mara", "kind": "person", "is_self": True}]})
+    digest = memory.digest()
+    with pytest.raises(ValidationError, match="Mara is this memory's own person"):
+        memory.import_corpus(demo_corpus_path())
+    assert memory.digest() == digest
+    memory.import_corpus({"format": "pulse-corpus/1", "entities": [     # the same one: fine
+        {"key": "me", "name": "Mara", "kind": "person", "is_self": True}]})
 
 
 def test_good_corpus_imports_everything(memory: Memory) -> None:

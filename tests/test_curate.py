@@ -201,8 +201,9 @@ def test_merge_refusals(mem: Memory) -> None:
         mem.merge_entities("ilse", "me")
     with pytest.raises(PulseError, match="itself"):
         mem.merge_entities("mark", "Marek")
-    with pytest.raises(PulseError, match="no such entity"):
+    with pytest.raises(PulseError, match="no such entity") as refused:
         mem.merge_entities("mark", "Nobody")
+    assert "forget" not in str(refused.value)     # a merge is not a forget
     assert mem.digest() == before
     note = mem.merge_preview("me", "cafe")["note"]
     assert "kinds differ" in note and "stays a person" in note

@@ -111,6 +111,17 @@ def test_glossary_sets_fiction_domain_and_fiction_never_merges_into_a_person(mem
         resolve_merge_proposal(memory, 99, True)
 
 
+@pytest.mark.parametrize("term,pattern", [("", False), ("   ", False), (".*", True),
+                                          ("x?", True)])
+def test_a_glossary_term_that_would_match_every_text_is_refused(memory, term, pattern):
+    # with --apply it moved every real-life event into fiction
+    head = memory.conn.execute("SELECT MAX(seq) FROM journal").fetchone()[0]
+    with pytest.raises(PulseError, match="glossary"):
+        add_glossary_term(memory, term, pattern=pattern)
+    assert memory.conn.execute("SELECT COUNT(*) FROM glossary").fetchone()[0] == 0
+    assert memory.conn.execute("SELECT MAX(seq) FROM journal").fetchone()[0] == head
+
+
 def test_similar_names_make_a_proposal_and_approval_merges(memory, tmp_path):
     path = write_chat(tmp_path / "c.jsonl", [
         ("p1", "Dana", "I had coffee with my friend Caroline at the market."),

@@ -143,6 +143,32 @@ def test_boundary_set_and_lifted_from_the_cli_journaled(tmp_path: Path, mem: Mem
         assert "e2" in keys
 
 
+def test_a_merge_never_lifts_a_boundary_or_a_policy(mem: Memory) -> None:
+    # merging the boundary into a person moved its events out from behind it, silently
+    mem.set_policy("tom", "redact", label="[ex-partner]")
+    head = mem.stats()["journal_head"]
+    for keep, gone, needle in (("me", "grief", "do_not_probe"), ("lena", "tom", "redact")):
+        for attempt in (mem.merge_preview, mem.merge_entities):
+            with pytest.raises(PulseError, match=needle):
+                attempt(keep, gone)
+    assert mem.stats()["journal_head"] == head
+    assert "e4" not in [r["key"] for r in mem.retrieve("hospital scan heartbeat", now=NOW,
+                                                       top_k=5)["results"]]
+    # the other way round keeps the protection: allowed
+    assert mem.merge_preview("grief", "lena")["gone"]["name"] == "Lena Frost"
+
+
+def test_an_alias_split_out_keeps_the_boundary_and_the_policy(mem: Memory) -> None:
+    # the new entity was made without them: what named the alias left the boundary
+    mem.set_policy("tom", "redact", label="[ex-partner]")
+    for source, alias in (("grief", "losing the baby"), ("tom", "Tom")):
+        before = mem.policy(source)
+        out = mem.split_alias(source, alias)
+        after = mem.policy(out["new_entity"])
+        assert (after["policy"], after["role_label"], after["do_not_probe"]) == \
+            (before["policy"], before["role_label"], before["do_not_probe"])
+
+
 # -- tightening backwards -----------------------------------------------------------------------
 
 def test_redact_rewrites_the_stored_text_and_the_journal(mem: Memory) -> None:
@@ -157,6 +183,10 @@ def test_redact_rewrites_the_stored_text_and_the_journal(mem: Memory) -> None:
     assert mem.verify() == []
     with pytest.raises(PulseError):
         mem.undo(out["journal_seq"])                      # a barrier, like an erasure
+    # the documented keys are there on every answer, also when nothing is rewritten
+    for again in (mem.set_policy("tom", "redact", label="[ex-partner]"),
+                  mem.set_policy("tom", do_not_probe=True)):
+        assert again["redacted_journal_rows"] == [] and again["other_copies"] == []
     raw = _bytes(mem)
     # the name survives only where the owner's view keeps it: the entity row and its insert
     assert raw.count(b"Tom Reyes") <= 4

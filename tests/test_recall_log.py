@@ -174,6 +174,8 @@ def test_cli_retrieve_log_and_recalls(tmp_path: Path) -> None:
     off = pulse(db, "recalls", "settings", "--off", "--retention", "30", "--json")
     assert json.loads(off.stdout)["enabled"] is False
     assert pulse(db, "recalls", "--since", "2020-01-01").stdout.startswith("#")
+    # a span longer than the calendar reaches back is everything (it was an OverflowError)
+    assert pulse(db, "recalls", "--since", "999999d").stdout.startswith("#")
     for args, needle in ((("recalls", "--since", "last tuesday"), "since"),
                          (("recalls", "show", "999"), "no recall record 999"),
                          (("recalls", "settings", "--retention", "0"), "retention"),

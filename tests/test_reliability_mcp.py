@@ -293,6 +293,33 @@ def test_mcp_answers_arguments_with_a_lone_surrogate(tmp_path: Path) -> None:
         assert memory.verify() == []
 
 
+def test_a_piped_session_is_answered_in_full_before_the_server_exits(tmp_path: Path) -> None:
+    """A script that writes its requests and closes stdin (`printf … | pulse mcp`) gets an
+    answer to each: the requests still running at end of input were cancelled, unanswered."""
+    import mcp_types
+
+    db = tmp_path / "m.db"
+    with Memory.open(db, create=True) as memory:
+        memory.import_corpus(CORPUS)
+    frames = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": mcp_types.LATEST_PROTOCOL_VERSION, "capabilities": {},
+        "clientInfo": {"name": "script", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    calls = {2: ("recall", {"query": "argument with Dana", "top_k": 1}),
+             3: ("brief", {"budget": 200}), 4: ("get_event", {"id": "e2"}),
+             5: ("recall", {"query": "hiking", "top_k": 1})}
+    frames += [{"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                "params": {"name": name, "arguments": args}} for i, (name, args) in calls.items()]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("PULSE_DB", None)
+    run = subprocess.run([sys.executable, "-m", "core.cli", "--db", str(db), "mcp"],
+                         input="".join(json.dumps(f) + "\n" for f in frames).encode(),
+                         capture_output=True, env=env, cwd=ROOT, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    answered = {json.loads(line).get("id") for line in run.stdout.splitlines() if line.strip()}
+    assert answered == {1, 2, 3, 4, 5}, run.stderr[-2000:]
+
+
 def test_the_desktop_app_listens_nowhere(tmp_path: Path, demo_db: Path) -> None:
     """The app, with its graph page loaded in QtWebEngine (a helper process tree), holds no
     listening socket."""

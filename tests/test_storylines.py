@@ -118,6 +118,10 @@ def test_storyline_by_event_and_unknown(story: Memory) -> None:
     assert [e["key"] for e in entry["events"]] == ["s1", "s2", "s3"]
     with pytest.raises(PulseError, match="in no storyline"):
         story.storyline("x1")
+    # a storyline key that names none is said to be one, not "no event 'chain:99'"
+    for ref in ("chain:99", "pattern:abc"):
+        with pytest.raises(PulseError, match=f"no storyline '{ref}'"):
+            story.storyline(ref)
 
 
 # -- retrieval by storyline ----------------------------------------------------------------

@@ -150,6 +150,10 @@ def test_bad_requests_change_nothing(mem: Memory) -> None:
             ("event:e010", {"cascade": True}, "cascade"),
             ("entity:p_tom", {"cascade": True, "keep": ["entity:8"]}, "cannot also be kept"),
             ("entity:p_tom", {"keep": ["event:x"]}, "numeric id"),
+            # a --keep that names nothing the erasure reaches (a typo) is not passed over:
+            # what the person meant to keep would be erased, irreversibly
+            ("entity:p_tom", {"cascade": True, "keep": ["event:99999"]}, "not among"),
+            ("event:e002", {"keep": ["fact:1"]}, "not among"),
             ("entity:Nobody At All", {}, "no such entity"),
             ("person:3", {}, "KIND:ID")):
         with pytest.raises(PulseError, match=message):

@@ -142,6 +142,23 @@ def test_export_verifies_and_round_trips(memory: Memory, tmp_path: Path) -> None
         assert got == [(("€12",), True), (("$49",), False)]
 
 
+def test_a_round_trip_through_the_ledger_doubles_no_override(memory: Memory,
+                                                             tmp_path: Path) -> None:
+    from core.trust.guard import allow
+
+    correct(memory, withdrawn=["$49"], replacement=["$29"], note="n")
+    allow(memory, "$49", "docs/", "changelog")
+    allow(memory, "$49", "docs/", "changelog")     # the same override twice stays twice
+    out = tmp_path / "events.jsonl"
+    first = export_ledger(memory, out)
+    import_ledger(memory, out)      # the other tool reads it back after Pulse wrote it
+    again = export_ledger(memory, out)
+    rows = read_ledger(out)
+    assert verify_ledger(rows) == []
+    assert [r.data["kind"] for r in rows] == ["correction", "override", "override"]
+    assert (again["rows"], again["added"]) == (first["rows"], 0)
+
+
 def test_export_of_a_memory_without_ledger(memory: Memory, tmp_path: Path) -> None:
     correct(memory, withdrawn=["$49"], replacement=["$29"], note="n")
     from core.trust.guard import allow

@@ -161,6 +161,19 @@ def test_replay_refuses_a_tampered_journal(small: Memory, tmp_path: Path) -> Non
     assert not target.exists() or Memory.open(target).stats()["counts"]["events"] == 0
 
 
+@pytest.mark.parametrize("kept", [1, 3])
+def test_replay_refuses_a_journal_cut_short(small: Memory, tmp_path: Path, kept: int) -> None:
+    # a copy that stopped early replayed what it held, exit 0: a memory with rows missing
+    out = tmp_path / "j.jsonl"
+    export_journal(small, out)
+    lines = out.read_text(encoding="utf-8").splitlines()
+    out.write_text("\n".join(lines[:kept]) + "\n", encoding="utf-8")
+    target = tmp_path / "r.db"
+    with pytest.raises(PulseError, match="cut short"):
+        replay(out, target)
+    assert not target.exists()
+
+
 def test_export_rows_are_verbatim(small: Memory, tmp_path: Path) -> None:
     out = tmp_path / "j.jsonl"
     export_journal(small, out)

@@ -264,6 +264,24 @@ def test_open_questions_expire_into_dismissal_proposals(mem: Memory) -> None:
     mem.redo()
     with pytest.raises(PulseError):
         mem.set_upkeep_settings(question_ttl_days=-1)
+    # a count is a whole number: 2.5 is refused, not quietly stored as 2
+    with pytest.raises(PulseError, match="gap_min_events must be a whole number"):
+        mem.set_upkeep_settings(gap_min_events=2.5)
+    assert mem.set_upkeep_settings(gap_min_events=2.0)["gap_min_events"] == 2
+
+
+def test_an_unknown_extractor_alias_writes_nothing(mem: Memory, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # the proposals were written, then the alias failed: exit 1 over a changed memory
+    models = tmp_path / "models.json"
+    models.write_text('{"models": {"x": {"provider": "anthropic", "model": "m", '
+                      '"api_key_env": "S9_TEST_KEY", "max_tokens": 10, "temperature": 0}}}')
+    monkeypatch.setenv("PULSE_MODELS_PATH", str(models))
+    monkeypatch.setenv("S9_TEST_KEY", "k")
+    head, digest = mem.stats()["journal_head"], mem.digest()
+    with pytest.raises(PulseError, match="no model alias 'nope'"):
+        mem.upkeep(now=NOW, extractor="nope")
+    assert (mem.stats()["journal_head"], mem.digest()) == (head, digest)
 
 
 def test_confirm_and_dismiss_directly(mem: Memory) -> None:
@@ -304,6 +322,21 @@ def test_knowledge_gaps_respect_do_not_probe(mem: Memory) -> None:
     assert "Greg Holm" in {g["name"] for g in mem.knowledge_gaps()}
 
 
+@pytest.mark.parametrize("limit", [0, -1])
+def test_a_gap_limit_below_one_is_refused(mem: Memory, limit: int) -> None:
+    # 0 read as "no knowledge gaps", -1 as "all but the last"
+    assert len(mem.knowledge_gaps(limit=1)) == 1
+    with pytest.raises(PulseError, match=f"limit must be at least 1, got {limit}"):
+        mem.knowledge_gaps(limit=limit)
+
+
+@pytest.mark.parametrize("ttl", [0, -5])
+def test_a_question_ttl_out_of_range_is_refused_when_listing(mem: Memory, ttl: int) -> None:
+    # as `upkeep --ttl-days` and the stored setting are: 1..36500 days
+    with pytest.raises(PulseError, match="question_ttl_days must be in 1..36500"):
+        mem.open_questions(now=NOW, ttl_days=ttl)
+
+
 def test_review_queue_kinds_later_and_count(mem: Memory) -> None:
     mem.upkeep(now=NOW)
     items = mem.review_queue(now=NOW)
@@ -324,6 +357,9 @@ def test_review_queue_kinds_later_and_count(mem: Memory) -> None:
                         (ref, "maybe"), (wrong_kind, "accept")):
         with pytest.raises(PulseError):
             mem.review(bad, action, now=NOW)
+    # a kind that does not exist is named, not answered with an empty queue
+    with pytest.raises(PulseError, match="unknown review kind 'archives'"):
+        mem.review_queue(now=NOW, kinds=["archives"])
 
 
 def test_entity_merge_from_the_queue(mem: Memory) -> None:

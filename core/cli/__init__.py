@@ -10,6 +10,7 @@ import argparse
 import sys
 import traceback
 from importlib import import_module
+from typing import NoReturn
 
 from core.errors import PulseError, busy_message, is_busy
 
@@ -30,8 +31,16 @@ COMMAND_MODULES = [
 ]
 
 
+class _Parser(argparse.ArgumentParser):
+    """A usage error is one line on stderr (CLI.md), not the usage block; subcommands' parsers
+    are of this class too (argparse makes them with the parent's class)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="pulse", description="Pulse: an empathic memory engine.")
+    parser = _Parser(prog="pulse", description="Pulse: an empathic memory engine.")
     parser.add_argument("--db", help="memory file (default: $PULSE_DB, else pulse.db in the "
                                      "user data folder)")
     parser.add_argument("--json", action="store_true", help="print data as JSON")

@@ -35,8 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("entity", help="rename an entity, set its aliases, kind or domain")
     p.add_argument("entity", help="an id, a key or a name")
     p.add_argument("--name")
-    p.add_argument("--alias", nargs="*", dest="aliases", metavar="A",
-                   help="the full list of aliases (give none to clear them)")
+    p.add_argument("--alias", nargs="*", action="extend", dest="aliases", metavar="A",
+                   help="the full list of aliases, repeatable (give none to clear them)")
     p.add_argument("--kind", choices=beliefs.ENTITY_KINDS)
     p.add_argument("--domain", choices=beliefs.DOMAINS)
     p.add_argument("--drop-old-name", action="store_true",
@@ -86,7 +86,7 @@ def cmd_emotions(args: argparse.Namespace) -> int:
         if not sep:
             raise ValidationError(f"emotions: {item!r} is not NAME=VALUE (e.g. shame=0.8)")
     with open_memory(args) as memory:
-        return _changed(args, memory.set_emotions(args.event, values),
+        return _changed(args, memory.set_emotions(memory.current_event(args.event), values),
                         f"emotions of {args.event} set")
 
 
@@ -146,7 +146,7 @@ def cmd_link(args: argparse.Namespace) -> int:
                             f"link {args.parent} → {args.child} removed")
         exists = memory.conn.execute(
             "SELECT 1 FROM event_chains WHERE parent_id = ? AND child_id = ?",
-            (memory.resolve_event(args.parent), memory.resolve_event(args.child))).fetchone()
+            (memory.current_event(args.parent), memory.current_event(args.child))).fetchone()
         if exists:
             return _changed(args, memory.set_link(args.parent, args.child,
                                                   strength=args.strength, kind=args.kind),

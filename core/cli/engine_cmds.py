@@ -146,6 +146,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_retrieve(args: argparse.Namespace) -> int:
     if args.batch:
+        if args.query:
+            raise PulseError("give a QUERY or --batch FILE, not both")
         return _retrieve_batch(args)
     if not args.query:
         raise PulseError("give a QUERY or --batch FILE")
@@ -159,6 +161,10 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
 def _retrieve_batch(args: argparse.Namespace) -> int:
     allowed = {"query", "top_k", "scorer", "state", "now", "chain", "domains", "abstain",
                "storylines"}
+    if args.batch == "-" and args.state == "-":
+        raise PulseError("--batch - and --state - cannot both read standard input")
+    # the command line's options are every line's defaults; a line's own keys win
+    defaults = {**query_options(args), "storylines": args.storylines}
     failed = 0
     with open_memory(args) as memory:
         for number, line in enumerate(read_input(args.batch, what="batch").splitlines(), start=1):
@@ -177,6 +183,7 @@ def _retrieve_batch(args: argparse.Namespace) -> int:
                 options = {k: v for k, v in item.items() if k != "query"}
                 if "state" in options:
                     options["state"] = Memory.parse_state(options["state"])
+                options = {**defaults, **options}
                 out = memory.retrieve(item["query"], log="cli" if args.log else None,
                                       **options)
             except PulseError as exc:
@@ -204,6 +211,9 @@ def _human_results(out: dict[str, Any]) -> str:
 
 def _human_storylines(out: dict[str, Any]) -> str:
     lines = [f"{out['scorer']} · {out['query']!r} · now {out['now']} · by storyline"]
+    if out.get("abstained"):
+        lines.append(f"  {out['abstain_reason']} (--no-abstain ranks anyway)")
+        return "\n".join(lines)
     for rank, s in enumerate(out["storylines"], start=1):
         span = s["span"]["from"][:10] if s["span"]["from"] == s["span"]["to"] else \
             f"{s['span']['from'][:10]} – {s['span']['to'][:10]}"
@@ -255,8 +265,9 @@ def cmd_set(args: argparse.Namespace) -> int:
     if not fields:
         raise PulseError("nothing to set (give --class, --floor, --archivable, --user-flag or --domain)")
     with open_memory(args) as memory:
-        seq = memory.set_belief(args.event, **fields)
-        event = memory.event(args.event)
+        event_id = memory.current_event(args.event)
+        seq = memory.set_belief(event_id, **fields)
+        event = memory.event(event_id)
     emit(args, {"event": event["id"], "journal_seq": seq, **{k: event[k] for k in (
         "belief_class", "confidence_floor", "archivable", "user_flag", "domain")}},
         f"event {event['id']}: " + ("unchanged" if seq is None else f"journal row {seq}"))
@@ -265,8 +276,9 @@ def cmd_set(args: argparse.Namespace) -> int:
 
 def cmd_pin(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
-        seq = memory.pin(args.event)
-        event = memory.event(args.event)
+        event_id = memory.current_event(args.event)
+        seq = memory.pin(event_id)
+        event = memory.event(event_id)
     emit(args, {"event": event["id"], "journal_seq": seq, **{k: event[k] for k in (
         "belief_class", "confidence_floor", "archivable", "user_flag", "provenance")}},
         f"event {event['id']} pinned as a core wound"

@@ -47,16 +47,17 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "its facts, relations, merge proposals, glossary terms and corrections")
     p.add_argument("--dry-run", action="store_true", dest="dry_run",
                    help="print what would be erased and change nothing")
-    p.add_argument("--keep", nargs="+", default=[], metavar="KIND:ID",
+    p.add_argument("--keep", nargs="+", action="extend", default=[], metavar="KIND:ID",
                    help="items of the preview to leave in place")
     p.set_defaults(handler=cmd_forget)
 
     p = sub.add_parser("correct", help="record a correction")
-    p.add_argument("--withdrawn", nargs="+", default=[], metavar="T")
-    p.add_argument("--replacement", nargs="+", default=[], metavar="T")
+    p.add_argument("--withdrawn", nargs="+", action="extend", default=[], metavar="T")
+    p.add_argument("--replacement", nargs="+", action="extend", default=[], metavar="T")
     p.add_argument("--note", default="")
     p.add_argument("--subject", help="event:ID, fact:ID or entity:ID")
-    p.add_argument("--supersedes", nargs="+", type=int, default=[], metavar="SEQ",
+    p.add_argument("--supersedes", nargs="+", action="extend", type=int, default=[],
+                   metavar="SEQ",
                    help="journal rows of the corrections this one replaces")
     p.set_defaults(handler=cmd_correct)
 

@@ -243,8 +243,10 @@ def split_alias(memory: Any, entity_id: int, alias: str, *, kind: str | None = N
                 "id": new_id, "key": None, "canonical_name": name, "kind": kind or row["kind"],
                 "aliases": "[]", "domain": row["domain"], "salience": salience_of(_weight(conn, moving)),
                 "emotional_weight": 0.0, "first_seen": row["first_seen"],
-                "last_seen": row["last_seen"], "is_self": 0, "do_not_probe": 0,
-                "description": ""}},
+                "last_seen": row["last_seen"], "is_self": 0, "description": "",
+                # what named the alias stays as protected as it was
+                "do_not_probe": row["do_not_probe"], "policy": row["policy"],
+                "role_label": row["role_label"]}},
             {"t": "entities", "a": "update", "pk": {"id": entity_id},
              "set": {"aliases": json.dumps(aliases, ensure_ascii=False),
                      "salience": salience_of(max(0.0, rest))},

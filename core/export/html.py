@@ -30,8 +30,9 @@ from typing import Any
 import networkx as nx
 
 from core.beliefs import BELIEF_CLASSES, DOMAINS, ENTITY_KINDS
+from core.errors import ValidationError
 from core.graph import build_graph, layout, observation_texts
-from core.store.locks import refuse_if_held
+from core.store.locks import refuse_to_overwrite
 
 FORMAT = "pulse-graph/1"
 RESOURCES = Path(__file__).resolve().parent.parent.parent / "resources" / "viewer"
@@ -191,6 +192,8 @@ def export_html(memory: Any, out_path: str | os.PathLike[str], *, domains: Any =
     An export leaves the owner's view: policies always apply, `redact` is the level (names |
     no-event-text | titles-only). `lock` (a passphrase) writes a page holding only ciphertext
     (core/export/locked.py)."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValidationError(f"seed must be a whole number ≥ 0, got {seed!r}")
     started = time.perf_counter()
     level = "no-event-text" if redact is True else ("names" if not redact else redact)
     data = page_data(memory, domains=domains, redact=level, include_events=include_events,
@@ -202,7 +205,7 @@ def export_html(memory: Any, out_path: str | os.PathLike[str], *, domains: Any =
     else:
         page = render_page(data)
     out = Path(out_path)
-    refuse_if_held(out, "overwritten")
+    refuse_to_overwrite(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".pulse-viewer-", suffix=".html", dir=out.parent)
     try:

@@ -142,6 +142,11 @@ def validate(data: Any, source: str = "corpus") -> dict[str, Any]:
                                   "(e.g. \"[ex-partner]\")")
         entities.append(entity)
 
+    selves = [e["key"] for e in entities if e["is_self"]]
+    if len(selves) > 1:
+        raise ValidationError(f"{source}: entity {shown(selves[1])}: is_self, but entity "
+                              f"{shown(selves[0])} already is (a memory is one person's)")
+
     relations = []
     for i, item in enumerate(data.get("relations", [])):
         c = _Checker(f"{source}: relations[{i}]", item, RELATION_KEYS, ("from", "to", "kind"))
@@ -240,6 +245,7 @@ def import_plan(conn: sqlite3.Connection, plan: dict[str, Any], *, captured_at: 
     Policies (the memory's and the file's own entities') are applied before anything is
     embedded or written: no_capture people's events, facts and relations are left out (and
     counted), the others' text passes the gate (core/privacy/policy.py)."""
+    _refuse_a_second_self(conn, plan)
     gate = _corpus_policies(conn, plan)
     plan, withheld = _gated(plan, gate)
     new_events = [e for e in plan["events"]
@@ -315,6 +321,21 @@ def import_plan(conn: sqlite3.Connection, plan: dict[str, Any], *, captured_at: 
     if withheld:
         summary["withheld_segments"] = sum(withheld.values())
     return {"format": FORMAT, **summary, "keys": keys}
+
+
+def _refuse_a_second_self(conn: sqlite3.Connection, plan: dict[str, Any]) -> None:
+    """The file's own person must be the memory's, if it has one (`pulse demo` into someone's
+    memory made the demo's person a second is_self beside theirs)."""
+    mine = next((e for e in plan["entities"] if e["is_self"]), None)
+    if mine is None:
+        return
+    row = conn.execute("SELECT id, key, canonical_name FROM entities WHERE is_self = 1"
+                       " ORDER BY id LIMIT 1").fetchone()
+    if row is not None and row[1] != mine["key"]:
+        raise ValidationError(
+            f"entity {shown(mine['key'])} ({mine['name']}) is marked is_self, but {row[2]} is "
+            f"this memory's own person (entity {row[0]}); a memory is one person's: import "
+            "this file into a memory of its own (for the demo: `pulse demo --out demo.db`)")
 
 
 def _corpus_policies(conn: sqlite3.Connection, plan: dict[str, Any]) -> Policies:

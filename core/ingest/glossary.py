@@ -23,11 +23,16 @@ def add_glossary_term(memory: Any, term: str, *, domain: str = "fiction_content"
         raise ValidationError(f"glossary {term!r}: unknown domain {domain!r}")
     if kind not in beliefs.ENTITY_KINDS:
         raise ValidationError(f"glossary {term!r}: unknown kind {kind!r}")
+    if not isinstance(term, str) or not term.strip():
+        raise ValidationError(f"glossary term {term!r}: give a name (it is empty)")
     if pattern:
         try:
-            re.compile(term)
+            compiled = re.compile(term)
         except re.error as exc:
             raise ValidationError(f"glossary pattern {term!r}: {exc}") from None
+        if compiled.search("") is not None:   # it would put every text in the term's domain
+            raise ValidationError(f"glossary pattern {term!r} matches an empty text, so it "
+                                  "would match every event")
     with transaction(memory.conn):
         row = memory.conn.execute("SELECT id FROM glossary WHERE term = ? AND is_pattern = ?",
                                   (term, int(pattern))).fetchone()

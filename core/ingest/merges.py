@@ -96,9 +96,25 @@ def resolve_merge_proposal(memory: Any, proposal_id: int, approve: bool, *,
             "merged": gone_id if approve else None, "seq": seq}
 
 
+def _refuse_lifting_protection(keep: sqlite3.Row, gone: sqlite3.Row) -> None:
+    """The merged entity's events and facts move to the kept one and take its policy: a
+    boundary or a policy only `gone` has would be lifted without a word."""
+    lifted = None
+    if gone["do_not_probe"] and not keep["do_not_probe"]:
+        lifted = "a do_not_probe boundary"
+    elif gone["policy"] != "full" and gone["policy"] != keep["policy"]:
+        lifted = f"under the policy {gone['policy']}"
+    if lifted:
+        raise PulseError(f"{gone['canonical_name']} is {lifted} and {keep['canonical_name']} is "
+                         "not: merging would lift it from what moves; give "
+                         f"{keep['canonical_name']} the same first (`pulse policy`), or keep "
+                         f"{gone['canonical_name']}")
+
+
 def _merge_changes(conn: sqlite3.Connection, keep: sqlite3.Row, gone: sqlite3.Row
                    ) -> list[dict[str, Any]]:
     keep_id, gone_id = int(keep["id"]), int(gone["id"])
+    _refuse_lifting_protection(keep, gone)
     changes: list[dict[str, Any]] = []
     # relations: repoint; a duplicate of an existing relation is folded into it
     for rel in conn.execute("SELECT * FROM relations WHERE from_entity = ? OR to_entity = ?"

@@ -64,8 +64,9 @@ def set_policy(memory: Any, ref: str | int, policy: str | None = None, *,
     current = {"policy": before["policy"], "role_label": before["role_label"],
                "do_not_probe": int(before["do_not_probe"])}
     changed = {k: v for k, v in wanted.items() if v != current[k]}
+    # a change that rewrites nothing still answers every documented key (docs/cli.md)
     out = {"entity": entity_id, "name": before["name"], "before": _public(before),
-           "applied_backwards": False}
+           "applied_backwards": False, "redacted_journal_rows": [], "other_copies": []}
     if not changed:
         return {**out, "after": _public(before), "changed": False, "journal_seq": None}
     update = {"t": "entities", "a": "update", "pk": {"id": entity_id}, "set": changed,

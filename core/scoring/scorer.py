@@ -60,6 +60,9 @@ def parse_iso(text: str, what: str = "time") -> datetime:
     return value.astimezone(timezone.utc)
 
 
+MAX_TOP_K = 1000   # the most results one query may ask for
+
+
 @dataclass(frozen=True)
 class Request:
     query: str
@@ -78,8 +81,10 @@ class Request:
             names = ", ".join(SCORERS) + "; aliases " + ", ".join(
                 f"{a} = {c}" for a, c in ALIASES.items())
             raise PulseError(f"unknown scorer {self.scorer!r} (one of {names})")
-        if not isinstance(self.top_k, int) or isinstance(self.top_k, bool) or not 1 <= self.top_k <= 1000:
-            raise PulseError(f"top_k must be a whole number in 1..1000, got {self.top_k!r}")
+        if isinstance(self.top_k, bool) or not isinstance(self.top_k, int) \
+                or not 1 <= self.top_k <= MAX_TOP_K:
+            raise PulseError(f"top_k must be a whole number in 1..{MAX_TOP_K}, "
+                             f"got {self.top_k!r}")
         if not isinstance(self.query, str) or not self.query.strip():
             raise PulseError("the query is empty")
         for domain in self.domains or ():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,7 +53,8 @@ def _number(data: dict[str, Any], name: str, low: float, high: float | None) -> 
     if name not in data or data[name] is None:
         return None
     value = data[name]
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not math.isfinite(value):     # JSON's NaN and 1e400 pass the range check
         raise ValidationError(f"state: {name} must be a number, got {shown(value)}")
     if value < low or (high is not None and value > high):
         bound = f"{low:g}..{high:g}" if high is not None else f"≥ {low:g}"

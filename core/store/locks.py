@@ -122,6 +122,23 @@ def held_in_process(path: str | Path) -> bool:
     return _descriptor_open(main)
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def refuse_to_overwrite(path: str | Path) -> None:
+    """Before an export replaces `path`: never the memory open here, nor any SQLite database —
+    another memory given as OUT by mistake (`pulse journal export pulse.db`) would be lost."""
+    refuse_if_held(path, "overwritten")
+    try:
+        with open(path, "rb") as fh:     # not held here (checked above): no lock to drop
+            head = fh.read(len(SQLITE_HEADER))
+    except OSError:
+        return
+    if head == SQLITE_HEADER:
+        raise PulseError(f"{path}: is a database (a Pulse memory?); an export never replaces "
+                         "it — choose another file name")
+
+
 def refuse_if_held(path: str | Path, what: str = "read") -> None:
     """One clear line instead of a plain open() that would drop this process's locks on a memory
     that is open here (e.g. `pulse --db m.db import m.db`, or a lint of the memory's folder)."""

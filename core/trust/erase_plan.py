@@ -64,7 +64,7 @@ def resolve(conn: sqlite3.Connection, kind: str, ident: str) -> int:
         hits = [int(r[0]) for r in conn.execute("SELECT id, canonical_name, aliases FROM entities")
                 if wanted in {n.casefold() for n in _names_of(r[1], r[2])}]
         if len(hits) > 1:
-            raise PulseError(f"forget entity:{ident}: {len(hits)} entities are called that "
+            raise PulseError(f"entity:{ident}: {len(hits)} entities are called that "
                              f"(ids {', '.join(map(str, hits[:8]))}); give the id")
         return hits[0] if hits else _missing(kind, ident)
     if row is None:
@@ -73,7 +73,8 @@ def resolve(conn: sqlite3.Connection, kind: str, ident: str) -> int:
 
 
 def _missing(kind: str, ident: str) -> int:
-    raise PulseError(f"forget {kind}:{ident}: no such {kind}")
+    # also how curation commands find an entity: the message names no command
+    raise PulseError(f"{kind}:{ident}: no such {kind}")
 
 
 def _names_of(name: str, aliases: str | None) -> list[str]:
@@ -422,7 +423,19 @@ def plan_erasure(conn: sqlite3.Connection, refs: Sequence[str], *, cascade: bool
         if not orphans:
             break
         expand_observations(plan, orphans, "supported only erased rows")
+    if any(plan.keep.values()):
+        _refuse_stray_keeps(plan.keep, plan_erasure(conn, refs, cascade=cascade))
     return plan
+
+
+def _refuse_stray_keeps(keep: dict[str, set[int]], full: Plan) -> None:
+    """A kept item the erasure would not reach is most likely a typo for one it does: passed
+    over, it would leave the item meant to be kept to the irreversible erasure."""
+    for kind in sorted(keep):
+        stray = sorted(keep[kind] - full.ids[kind])
+        if stray:
+            raise PulseError(f"keep {kind}:{stray[0]}: not among what this erasure reaches "
+                             "(the --dry-run preview lists it); nothing was changed")
 
 
 def kept_mentions(plan: Plan, limit: int = 50) -> list[dict[str, str]]:

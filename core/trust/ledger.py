@@ -28,7 +28,7 @@ from typing import Any
 from core.errors import PulseError, ValidationError
 from core.files import read_text
 from core.store.commands import execute, transaction
-from core.store.locks import refuse_if_held
+from core.store.locks import refuse_to_overwrite
 from core.store.sqlite import sqlite3
 from core.trust.corrections import conn_of, correct, writable
 
@@ -313,6 +313,28 @@ def _import_correction(conn: sqlite3.Connection, row: LedgerRow, t_to_seq: dict[
 
 # -- export -------------------------------------------------------------------------------------
 
+def _not_yet_exported(overrides: list[Any], kept: list[LedgerRow]) -> list[Any]:
+    """The overrides no kept row already carries: a ledger Pulse wrote and then imported back
+    holds them as kept rows, and writing them again would double them at every round trip.
+    Matched by content, one kept row for one override (the same override recorded twice stays
+    twice)."""
+    carried: dict[tuple[Any, ...], int] = {}
+    for row in kept:
+        d = row.data
+        tags = d.get("tags") or []
+        if d.get("kind") == "override" and "pulse" in tags:
+            key = (d.get("cause"), d.get("effect"), d.get("note"), tuple(tags))
+            carried[key] = carried.get(key, 0) + 1
+    out = []
+    for o in overrides:     # as the export below writes it
+        key = ("guard-allow", o["term"], o["reason"], ("pulse", f"path:{o['path_prefix']}"))
+        if carried.get(key, 0) > 0:
+            carried[key] -= 1
+        else:
+            out.append(o)
+    return out
+
+
 def export_ledger(memory: Any, path: str | Path) -> dict[str, Any]:
     """Write the ledger: the imported rows verbatim, then Pulse's corrections and overrides as
     new chained rows. The result is verified before it replaces `path`."""
@@ -320,7 +342,7 @@ def export_ledger(memory: Any, path: str | Path) -> dict[str, Any]:
     path = Path(path)
     if path.is_dir():
         path = path / "events.jsonl"
-    refuse_if_held(path, "overwritten")
+    refuse_to_overwrite(path)
     kept = [LedgerRow(i, r["raw"], json.loads(r["raw"])) for i, r in enumerate(
         conn.execute("SELECT raw FROM ledger_rows ORDER BY pos").fetchall(), start=1)]
     linked = {int(r[0]) for r in conn.execute(
@@ -346,7 +368,7 @@ def export_ledger(memory: Any, path: str | Path) -> dict[str, Any]:
     if conn.execute("SELECT 1 FROM sqlite_master WHERE name='guard_overrides'").fetchone():
         overrides = conn.execute("SELECT * FROM guard_overrides ORDER BY id").fetchall()
     items = [("correction", c["journal_seq"] or 0, c) for c in pending]
-    items += [("override", o["journal_seq"] or 0, o) for o in overrides]
+    items += [("override", o["journal_seq"] or 0, o) for o in _not_yet_exported(overrides, kept)]
     items.sort(key=lambda item: item[1])
     for kind, _seq, item in items:
         t += 1

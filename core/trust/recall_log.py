@@ -226,7 +226,10 @@ def parse_since(value: str | None, now: datetime | str | None = None) -> str | N
     span = re.fullmatch(r"(\d{1,6})\s*([dhm])", text)
     if span:
         unit = {"d": "days", "h": "hours", "m": "minutes"}[span.group(2)]
-        return _iso(_now(now) - timedelta(**{unit: int(span.group(1))}))
+        try:
+            return _iso(_now(now) - timedelta(**{unit: int(span.group(1))}))
+        except OverflowError:   # further back than year 1: every record
+            return None
     from core.scoring.scorer import parse_iso
 
     try:

@@ -23,7 +23,7 @@ from core.errors import PulseError, ValidationError
 from core.files import read_bytes
 from core.store import db, journal
 from core.store.changes import apply_changes
-from core.store.locks import refuse_if_held
+from core.store.locks import refuse_to_overwrite
 from core.store.sqlite import sqlite3
 
 FORMAT = "pulse-journal/1"
@@ -99,7 +99,7 @@ def export_journal(memory: Any, out: str | Path) -> dict[str, Any]:
     no plaintext byte reaches the disk, not even in the temp file."""
     conn = memory if isinstance(memory, sqlite3.Connection) else memory.conn
     out = Path(out)
-    refuse_if_held(out, "overwritten")
+    refuse_to_overwrite(out)
     tmp = out.with_name(out.name + ".tmp")
     lines = list(iter_export(conn))
     text = "".join(line + "\n" for line in lines).encode("utf-8")
@@ -137,6 +137,7 @@ def read_export(path: str | Path, passphrase: Any = None) -> list[dict[str, Any]
     except UnicodeDecodeError:
         raise ValidationError(f"{path}: not UTF-8 text") from None
     rows: list[dict[str, Any]] = []
+    header: dict[str, Any] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -149,6 +150,7 @@ def read_export(path: str | Path, passphrase: Any = None) -> list[dict[str, Any]
         if "format" in item and "seq" not in item:
             if item["format"] != FORMAT:
                 raise ValidationError(f"{path}: format {item['format']!r} is not {FORMAT!r}")
+            header = item
             continue
         missing = [k for k in ROW_KEYS if k not in item]
         if missing:
@@ -166,7 +168,22 @@ def read_export(path: str | Path, passphrase: Any = None) -> list[dict[str, Any]
         except ValueError as exc:
             raise ValidationError(f"{path}: line {number}: payload ({exc})") from None
         rows.append({**{k: item[k] for k in ROW_KEYS}, "payload": payload_text})
+    _check_complete(rows, header, path)
     return rows
+
+
+def _check_complete(rows: list[dict[str, Any]], header: dict[str, Any], path: Path) -> None:
+    """The header says how many rows the export wrote and which came last: a file that ends
+    before them (a copy that stopped early) would replay into a memory with rows missing."""
+    if "head_seq" not in header:
+        return
+    last = rows[-1] if rows else {"seq": 0, "hash": None}
+    if (len(rows), last["seq"], last["hash"]) != (header.get("rows"), header["head_seq"],
+                                                  header.get("head_hash")):
+        raise ValidationError(f"{path}: it holds {len(rows)} rows, up to row {last['seq']}, "
+                              f"but its header says {header.get('rows')} up to row "
+                              f"{header['head_seq']}: the file was cut short or altered; "
+                              "refusing to replay it")
 
 
 def _changes_of(row: dict[str, Any]) -> list[dict[str, Any]]:

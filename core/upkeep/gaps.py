@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from core.beliefs import domain_list
+from core.errors import ValidationError
 from core.store.sqlite import sqlite3
 
 GAP_KINDS = ("person", "place", "org", "project", "community", "event_series", "thing",
@@ -46,6 +47,8 @@ def knowledge_gaps(memory: Any, *, domains: Iterable[str] | str | None = None,
                    ) -> list[dict[str, Any]]:
     from core.upkeep.settings import load
 
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise ValidationError(f"limit must be at least 1, got {limit!r}")
     conn = memory.conn
     wanted = tuple(domain_list(domains)) if domains is not None else DEFAULT_DOMAINS
     minimum = min_events if min_events is not None else load(memory).gap_min_events

@@ -44,7 +44,8 @@ def open_questions(memory: Any, *, now: datetime | str | None = None,
     from core.upkeep.settings import load
 
     now = as_time(now)
-    ttl = float(ttl_days) if ttl_days is not None else load(memory).question_ttl_days
+    ttl = load(memory, None if ttl_days is None else {"question_ttl_days": ttl_days}
+               ).question_ttl_days
     conn = memory.conn
     kept = _kept_at(conn)
     pending = {int(r[0]): int(r[1]) for r in conn.execute(

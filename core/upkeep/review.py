@@ -205,6 +205,9 @@ def queue(memory: Any, *, now: datetime | str | None = None,
           kinds: Iterable[str] | None = None) -> list[dict[str, Any]]:
     now = as_time(now)
     wanted = set(kinds) if kinds is not None else None
+    for name in sorted(wanted or ()):
+        if name not in BY_NAME:
+            raise PulseError(f"unknown review kind {name!r} (one of {', '.join(BY_NAME)})")
     hidden = _hidden(memory.conn, now)
     out = []
     for kind in KINDS:

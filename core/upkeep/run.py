@@ -64,6 +64,10 @@ def run_upkeep(memory: Any, *, dry_run: bool = False, now: datetime | str | None
 
     now = questions.as_time(now)
     settings = load(memory, overrides)
+    if extractor and not dry_run:
+        from core.llm.extractor import LLMRunner
+
+        LLMRunner(memory, extractor)   # an unknown alias or unset key fails before any write
     stamp = format_iso(now)
     notes: list[str] = []
     conn = memory.conn

@@ -76,6 +76,8 @@ def validated(changes: dict[str, Any]) -> dict[str, Any]:
         if isinstance(value, bool) or not isinstance(value, (int, float)) \
                 or not math.isfinite(value):
             raise ValidationError(f"upkeep setting {name} must be a number, got {value!r}")
+        if name == "gap_min_events" and not float(value).is_integer():
+            raise ValidationError(f"upkeep setting {name} must be a whole number, got {value!r}")
         low, high = _LIMITS[name]
         if not low <= value <= high:
             raise ValidationError(f"upkeep setting {name} must be in {low:g}..{high:g}, "

@@ -552,6 +552,7 @@ async def guarded_stdio_server(stdin_buffer: Any = None, stdout_buffer: Any = No
     import anyio
     import anyio.lowlevel
     import anyio.to_thread
+    import mcp_types as types
     from mcp.shared._context_streams import create_context_streams
     from mcp.shared.message import SessionMessage
 

@@ -265,6 +265,33 @@ def test_an_export_never_overwrites_another_memory(demo_copy: Path, tmp_path: Pa
     assert other.read_bytes() == before
 
 
+@pytest.mark.parametrize("args", [["journal", "export"], ["ledger", "export"],
+                                  ["export-html", "--out"]])
+def test_an_export_never_overwrites_an_encrypted_memory(demo_copy: Path, tmp_path: Path,
+                                                        args: list[str]) -> None:
+    # SQLCipher's file starts with a random salt, not SQLite's header: known as binary instead
+    from core.memory import Memory
+
+    other = tmp_path / "locked.db"
+    with Memory.open(other, create=True, encrypt=True, passphrase="a secret"):
+        pass
+    before = other.read_bytes()
+    assert_one_line_error(pulse(*args, str(other), db=demo_copy), str(other), "binary")
+    assert other.read_bytes() == before
+
+
+def test_an_earlier_export_is_replaced(demo_copy: Path, tmp_path: Path) -> None:
+    # text (a journal, a page, a note in any language) and sealed files stay replaceable
+    out = tmp_path / "journal.jsonl"
+    out.write_text("x" + "старый журнал — " * 200, encoding="utf-8")  # a letter cut at 1024 bytes
+    assert pulse("journal", "export", str(out), db=demo_copy).returncode == 0
+    assert out.read_text(encoding="utf-8").startswith("{")
+    sealed = tmp_path / "sealed.jsonl"
+    sealed.write_bytes(b'{"format": "pulse-sealed/1", "content": "journal"}\n\x93\xff\x00')
+    assert pulse("journal", "export", str(sealed), db=demo_copy).returncode == 0
+    assert sealed.read_bytes().startswith(b"{")
+
+
 def test_entity_alias_given_twice_keeps_both(demo_copy: Path) -> None:
     # `--alias A --alias B` kept only B: the other aliases were dropped without a word
     result = pulse("entity", "p_grandma", "--alias", "Baba Vera", "--alias", "Grandma",

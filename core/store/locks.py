@@ -123,20 +123,33 @@ def held_in_process(path: str | Path) -> bool:
 
 
 SQLITE_HEADER = b"SQLite format 3\x00"
+SEALED_HEAD = b'{"format": "pulse-sealed/1"'   # core/sealed.py: text header, binary after it
+TEXT_PROBE_BYTES = 1024
 
 
 def refuse_to_overwrite(path: str | Path) -> None:
     """Before an export replaces `path`: never the memory open here, nor any SQLite database —
-    another memory given as OUT by mistake (`pulse journal export pulse.db`) would be lost."""
+    another memory given as OUT by mistake (`pulse journal export pulse.db`) would be lost.
+    An encrypted memory has no header to know it by (SQLCipher's first bytes are a random
+    salt), so a file is replaced only when it could be an export: empty, sealed, or text."""
+    import codecs
+
     refuse_if_held(path, "overwritten")
     try:
         with open(path, "rb") as fh:     # not held here (checked above): no lock to drop
-            head = fh.read(len(SQLITE_HEADER))
+            head = fh.read(TEXT_PROBE_BYTES)
     except OSError:
         return
-    if head == SQLITE_HEADER:
+    if head.startswith(SQLITE_HEADER):
         raise PulseError(f"{path}: is a database (a Pulse memory?); an export never replaces "
                          "it — choose another file name")
+    if not head or head.startswith(SEALED_HEAD):
+        return
+    try:    # a multi-byte character cut by the probe's end is still text
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+    except UnicodeDecodeError:
+        raise PulseError(f"{path}: is not a file an export wrote (binary: an encrypted memory?); "
+                         "an export never replaces it — choose another file name") from None
 
 
 def refuse_if_held(path: str | Path, what: str = "read") -> None:

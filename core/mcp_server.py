@@ -298,10 +298,14 @@ class PulseTools:
             depth = _int("why", "depth", depth, 1, MAX_WHY_DEPTH)
         domains = _domains("why", a.get("domains"))
         try:
-            return _finite(self.memory.companion_why(event, query=query, depth=depth,
-                                                     domains=domains or None))
+            out = _finite(self.memory.companion_why(event, query=query, depth=depth,
+                                                    domains=domains or None))
         except PulseError as exc:
             raise ToolError(f"why: {exc}") from None
+        # what led to an event shows memory text too: the log says the companion saw it
+        self.memory.log_recall("why", self.client, query=query or "", request={
+            "event": event, "depth": out.get("depth"), "domains": domains}, output=out)
+        return out
 
     def tool_remember(self, a: dict[str, Any]) -> dict[str, Any]:
         text = _text("remember", "text", a["text"], MAX_TEXT)

@@ -23,7 +23,7 @@ class LiveOps:
     def log_recall(self, tool: str, client: str, *, query: str = "", state: Any = None,
                    request: dict[str, Any] | None = None, output: dict[str, Any] | None = None,
                    now: datetime | str | None = None) -> int | None:
-        """Record one served read — tool "recall", "brief", "get_event" or "retrieve", the
+        """Record one served read — tool "recall", "why", "brief", "get_event" or "retrieve", the
         client's name, the question, the user state, the options and what was returned (its
         ranks, scores and breakdowns are kept, the memory's text is not). None when the log is
         off for this memory, or the memory is open read-only."""

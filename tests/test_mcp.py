@@ -181,6 +181,38 @@ def test_why_and_chain_directly(demo_db: Path, tmp_path: Path) -> None:
                 tools.call("why", args)
 
 
+def test_why_is_in_the_recall_log_and_leaves_it_with_an_erased_cause(demo_db: Path,
+                                                                      tmp_path: Path) -> None:
+    """`why` shows the companion memory text, so the log keeps what it served: the event, then
+    its causes roots first with their hops, no text; a forgotten cause leaves the record."""
+    import shutil
+
+    from core.mcp_server import PulseTools
+
+    copy = tmp_path / "demo.db"
+    shutil.copy(demo_db, copy)
+    with Memory.open(copy) as memory:
+        tools = PulseTools(memory)
+        tools.call("why", {"event": "e042", "depth": 3}, client="companion")
+        tools.call("why", {"query": "Burnout diagnosis"}, client="companion")
+        by_query, by_event = memory.recalls()            # newest first
+        assert (by_event["tool"], by_event["client"], by_event["query"]) == (
+            "why", "companion", "")
+        assert by_event["request"] == {"event": "e042", "depth": 3, "domains": None}
+        assert (by_query["tool"], by_query["query"]) == ("why", "Burnout diagnosis")
+        record = memory.recall_record(by_event["id"])
+        assert [(r["rank"], r["key"], r.get("hops")) for r in record["results"]] == [
+            (1, "e042", None), (2, "e031", 3), (3, "e035", 2), (4, "e041", 1)]
+        raw = memory.conn.execute("SELECT response FROM recall_log WHERE id = ?",
+                                  (by_event["id"],)).fetchone()[0]
+        assert "memory_data" not in raw and '"text"' not in raw
+        assert [r["id"] for r in memory.recalls(event="e031")] == [by_query["id"], by_event["id"]]
+        memory.forget("event:e035")
+        record = memory.recall_record(by_event["id"])
+        assert [r["key"] for r in record["results"]] == ["e042", "e031", "e041"]
+        assert record["response"]["erased_results"] == 1
+
+
 def test_size_limits_directly(memory: Memory) -> None:
     from core.errors import PulseError
     from core.mcp_server import PulseTools

@@ -26,7 +26,7 @@ from core.errors import PulseError, ValidationError
 from core.store.commands import execute, transaction
 from core.store.sqlite import sqlite3
 
-TOOLS = ("recall", "brief", "get_event", "retrieve")
+TOOLS = ("recall", "brief", "get_event", "retrieve", "why")
 DEFAULT_RETENTION_DAYS = 90
 MAX_RETENTION_DAYS = 36500
 ENABLED_KEY = "recall_log_enabled"
@@ -124,6 +124,21 @@ def _results_of_retrieve(out: dict[str, Any]) -> tuple[dict[str, Any], list[dict
     return kept, results
 
 
+def _results_of_why(conn: sqlite3.Connection, out: dict[str, Any]
+                    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A `why` answer as the log keeps it: the event asked about first, then its causes in the
+    order served (roots first) with their hops; titles from the memory, not the framed copies
+    the companion read."""
+    kept = {k: v for k, v in out.items() if k not in ("query", "event", "causes", "frame")}
+    event = out.get("event") if isinstance(out.get("event"), dict) else None
+    causes = [c for c in out.get("causes") or [] if isinstance(c, dict)
+              and isinstance(c.get("id"), int)]
+    ids = [event["id"]] if event and isinstance(event.get("id"), int) else []
+    hops = {c["id"]: c.get("hops") for c in causes}
+    refs = _event_refs(conn, ids + [c["id"] for c in causes])
+    return kept, [{**ref, "hops": hops[ref["id"]]} if ref["id"] in hops else ref for ref in refs]
+
+
 def brief_events(conn: sqlite3.Connection, text: str) -> list[dict[str, Any]]:
     """The events a brief's text shows, in order (each event line ends "(event ID [key])")."""
     ids = []
@@ -165,6 +180,8 @@ def record(conn: sqlite3.Connection, *, tool: str, client: str, query: str = "",
         event = output.get("event") if isinstance(output.get("event"), dict) else output
         ids = [int(event["id"])] if isinstance(event.get("id"), int) else []
         results, response = _event_refs(conn, ids), {}
+    elif tool == "why":
+        response, results = _results_of_why(conn, output)
     else:
         response, results = _results_of_retrieve(output)
     response["results"] = results

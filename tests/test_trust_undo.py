@@ -106,9 +106,15 @@ def test_forget_is_final_and_a_barrier(mem: Memory) -> None:
     out = forget(mem, "event:e1")
     with pytest.raises(PulseError, match="cannot be undone"):
         U.undo(mem, seq=out["journal_seq"])
-    with pytest.raises(PulseError, match="nothing to undo"):
+    # the plain undo says why there is nothing (the edit before the erasure stays)
+    with pytest.raises(PulseError, match=rf"nothing to undo since journal row "
+                                         rf"{out['journal_seq']}: an erasure cannot be undone"):
         U.undo(mem)
     assert U.next_undo(mem) is None
+    mem.set_belief("e2", belief_class="hypothesis")
+    U.undo(mem)                                     # an edit after the erasure still undoes
+    with pytest.raises(PulseError, match="since journal row"):
+        U.undo(mem)
 
 
 def test_bad_seq_and_nothing_to_undo(memory: Memory) -> None:

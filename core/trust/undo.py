@@ -130,8 +130,22 @@ def undo(memory: Any, seq: int | None = None, *, actor: str = "manual") -> dict[
     with transaction(conn):
         target = next_undo(conn) if seq is None else seq
         if target is None:
-            raise PulseError("nothing to undo")
+            raise PulseError(_why_nothing(conn))
         return _invert_row(conn, target, actor)
+
+
+def _why_nothing(conn: Any) -> str:
+    """"nothing to undo", and when an erasure stops the walk, that it does: a user who just
+    forgot something, or made edits after it, would otherwise read "nothing" as an empty
+    history."""
+    barrier = conn.execute(
+        f"SELECT seq, op FROM journal WHERE op IN ({','.join('?' * len(BARRIER_OPS))})"
+        " ORDER BY seq DESC LIMIT 1", BARRIER_OPS).fetchone()
+    if barrier is None:
+        return "nothing to undo"
+    what = "an erasure" if barrier[1] == "forget" else "a policy applied to stored text"
+    return (f"nothing to undo since journal row {barrier[0]}: {what} cannot be undone, and "
+            "what came before it stays as it is")
 
 
 def redo(memory: Any, *, actor: str = "manual") -> dict[str, Any]:

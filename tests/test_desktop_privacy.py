@@ -249,3 +249,26 @@ def test_the_export_dialog_grows_for_its_result_and_error_lines(qtbot, ring, dem
     dialog.close()
     win.close()
 
+
+def test_an_export_that_cannot_be_written_says_why_in_plain_words(qtbot, ring, demo_copy,
+                                                                  tmp_path, capfd) -> None:
+    """A folder that cannot be made (here a file stands where it should be) is the person's
+    path, not a bug: the dialog names the path and the system's reason, with no 'unexpected
+    error' and no traceback on stderr."""
+    win = _window(qtbot)
+    assert win.open_path(demo_copy)
+    in_the_way = tmp_path / "notes.txt"
+    in_the_way.write_text("a file, not a folder", encoding="utf-8")
+    win.export_html_action.trigger()
+    dialog = win.export_dialog
+    qtbot.waitUntil(dialog.isVisible, timeout=5000)
+    dialog.path_edit.setText(str(in_the_way / "viewer.html"))
+    QTest.mouseClick(dialog.export_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(dialog.error.isVisible, timeout=120_000)
+    text = dialog.error.text()
+    assert text == f"{in_the_way}: File exists", text
+    assert "unexpected" not in text and "Errno" not in text
+    assert "Traceback" not in capfd.readouterr().err
+    assert dialog.export_button.isEnabled()
+    dialog.close()
+    win.close()

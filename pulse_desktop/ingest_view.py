@@ -386,6 +386,7 @@ class IngestView(QWidget):
         self.summary.clear()
         self._say(f"Importing {len(paths)} file{'s' if len(paths) != 1 else ''} "
                   f"({extractor})…")
+        self.session.own_work["import"] = "the import is adding to this memory"
         self.job = run_job(work, self._done, self._failed, self._progress)
         self._refresh_state()
 
@@ -405,6 +406,7 @@ class IngestView(QWidget):
 
     def _done(self, summary: dict[str, Any]) -> None:
         self.job = None
+        self.session.own_work.pop("import", None)
         self.last_summary = summary
         total = summary.get("total") or {}
         self.summary.setPlainText(self.summary_text(summary))
@@ -426,6 +428,7 @@ class IngestView(QWidget):
 
     def _failed(self, text: str) -> None:
         self.job = None
+        self.session.own_work.pop("import", None)
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
         self._refresh_state()

@@ -168,3 +168,23 @@ def test_window_has_the_tab_and_the_count(qtbot, demo_copy):
     qtbot.waitUntil(lambda: "STORYLINE · 5 EVENTS" in win.detail.text().upper(), timeout=60_000)
     assert "2021" in win.detail.text()
     win.close()
+
+
+def test_a_storyline_that_arrives_after_its_panel_is_gone_is_dropped(qtbot, session):
+    """The detail panel asks the query thread for an event's storyline; when the panel is
+    deleted before the answer comes (a window closed, a test's panel torn down), the answer is
+    dropped, not emitted from a deleted object (RuntimeError in the event loop, which failed
+    the next test of test_desktop_ingest.py now and then)."""
+    import shiboken6
+
+    from pulse_desktop.detail_panel import DetailPanel
+    from pulse_desktop.detail_storyline import READING
+    from pulse_desktop.query_thread import query_pool
+
+    panel = DetailPanel(session)
+    e025 = session.memory.resolve_event("e025")
+    session.select("event", e025)
+    assert panel.storyline.html(session.memory.event(e025)) == READING
+    shiboken6.delete(panel)      # before the event loop runs: the answer can only come after
+    assert query_pool().waitForDone(60_000)
+    qtbot.wait(100)              # its queued signal is delivered here

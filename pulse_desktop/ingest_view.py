@@ -415,6 +415,9 @@ class IngestView(QWidget):
         if self.progress.maximum() == 0:
             self.progress.setRange(0, 1)
         if summary.get("cancelled"):
+            # the counts sent are throttled: the last may be behind what was read
+            read = min(ingest_summary.messages_read(total), self.progress.maximum())
+            self.progress.setValue(max(self.progress.value(), read))
             self._say("Import cancelled: what was written is consistent; import again to "
                       "finish the rest.")
         else:

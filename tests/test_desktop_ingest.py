@@ -181,6 +181,32 @@ def test_import_cancel_halfway_then_complete(qtbot, view, session, tmp_path):
     assert view.import_button.isEnabled() and not view.cancel_button.isEnabled()
 
 
+def test_a_cancelled_import_leaves_the_bar_at_what_it_read(qtbot, view, session, tmp_path,
+                                                           monkeypatch):
+    """The bar is sent counts at most every 50 ms, so when a cancel stops the import the last
+    count sent may be behind what was read (seen: '504 / 600 messages' above '512 messages
+    read'). Here the worker sends 150 and stops at 160: the bar must end at 160."""
+    from pulse_desktop import ingest_view
+
+    def send_150_then_stop_at_160(progress):
+        def call(done: int, total: int) -> None:
+            if done == 150:
+                progress(done, total)
+            if done == 160:
+                view.job.cancel.set()
+        return call
+
+    monkeypatch.setattr(ingest_view, "throttled", send_150_then_stop_at_160)
+    view.add_paths([write_chat(tmp_path / "chat.json", 300)])
+    with qtbot.waitSignal(view.importFinished, timeout=600_000) as blocker:
+        view.start_import()
+    summary = blocker.args[0]
+    assert summary["cancelled"] is True
+    assert summary["total"]["observations"]["new"] == 160
+    assert (view.progress.value(), view.progress.maximum()) == (160, 300)
+    assert "160 messages read" in view.summary.toPlainText()
+
+
 def test_merge_proposals_listed_and_resolved(qtbot, view, session, tmp_path):
     chat = write_chat(tmp_path / "chat.json", 40)
     with qtbot.waitSignal(view.importFinished, timeout=600_000):

@@ -229,6 +229,9 @@ class IngestView(QWidget):
             sc.setContext(ctx)
             sc.activated.connect(slot)
 
+    def focus_target(self):
+        return self.file_list
+
     # -- state -------------------------------------------------------------------------
 
     def _say(self, text: str) -> None:

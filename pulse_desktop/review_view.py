@@ -182,6 +182,10 @@ class ReviewView(QWidget):
         session.changed.connect(self._changed)
         self.refresh()
 
+    def focus_target(self):
+        """Ctrl+8 puts the keyboard on the queue, where A, R and L decide."""
+        return self.tree
+
     # -- reading -----------------------------------------------------------------------------
     def _changed(self, what: str) -> None:
         if what in ("all", "events", "entities", "beliefs", "journal", "review"):

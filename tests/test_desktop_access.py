@@ -20,6 +20,7 @@ from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import (  # noqa: E402
     QAbstractButton,
     QAbstractItemView,
+    QApplication,
     QComboBox,
     QGroupBox,
     QLabel,
@@ -143,6 +144,26 @@ def test_window_shortcuts_win_over_a_text_field(qtbot, window, monkeypatch, tmp_
     assert window.session.selection is None     # the keyboard arrived; nothing was chosen
     QTest.keyClick(window.beliefs.table, Qt.Key.Key_Down)
     assert window.session.selection is not None
+
+
+def test_every_tabs_shortcut_puts_the_keyboard_in_that_tab(qtbot, window):
+    """Ctrl+N from the navigator's search box: the keyboard leaves the box for the tab (on
+    Corrections, Ingest, Recalls and Review it stayed in the box: Ctrl+8 then L for 'Later'
+    typed an l into the search). The Graph is left out: its page is drawn off the UI thread."""
+    search = window.navigator.search
+    for number, name in enumerate(TABS, start=1):
+        if name == "Graph":
+            continue
+        search.setFocus()
+        qtbot.waitUntil(search.hasFocus, timeout=3000)
+        QTest.keyClick(search, Qt.Key(Qt.Key.Key_0 + number), Qt.KeyboardModifier.ControlModifier)
+        assert window.tabs.currentIndex() == TABS.index(name)
+        tab = window.tab(name)
+        qtbot.waitUntil(lambda t=tab: t.isAncestorOf(QApplication.focusWidget()), timeout=3000)
+    # Review's A, R and L go to the queue (tests/test_desktop_review.py), not into the search
+    assert QApplication.focusWidget() is window.tab("Review").tree
+    QTest.keyClick(QApplication.focusWidget(), Qt.Key.Key_L)
+    assert search.text() == ""
 
 
 def test_tab_into_a_list_chooses_nothing(qtbot, window):

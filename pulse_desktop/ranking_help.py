@@ -14,7 +14,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
 
-from core.scoring.settings import ScorerSettings
+from core.memory import Memory
 from pulse_desktop.numbers import sig
 from pulse_desktop.playground_results import CHANNEL_NAMES, relevance_parts
 from pulse_desktop.query_thread import run_query
@@ -31,7 +31,7 @@ FACTORS = (
      "its feelings and body match the person's now (mood + body)."),
     ("recency_factor", "Recency",
      "fades with time at the pace of the event's belief class; a core wound's floor stops the "
-     f"fading, and no memory keeps less than α ({sig(ScorerSettings().alpha)}) of its "
+     f"fading, and no memory keeps less than α ({sig(Memory.scorer_defaults().alpha)}) of its "
      "relevance."),
     ("emotion", "Emotion",
      "above 1 when the event's feelings match the question's or the person's current mood."),

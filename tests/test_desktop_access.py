@@ -301,7 +301,6 @@ def test_the_help_example_adds_up_and_says_the_real_alpha(qtbot, window):
     """The worked example's relevance line named only meaning and shared words, "mixed
     0.6 : 0.4" (1 × 0.6 + 1 × 0.4 = 1) beside a relevance of 1.05: the linked events' part
     was missing. And the recency line called α "half" while the scorer's α is 0.75."""
-    from core.scoring.settings import ScorerSettings
     from pulse_desktop.numbers import sig
     from pulse_desktop.playground_results import CHANNEL_NAMES, relevance_parts
 
@@ -317,7 +316,7 @@ def test_the_help_example_adds_up_and_says_the_real_alpha(qtbot, window):
     added = " + ".join(f"{CHANNEL_NAMES[n].split(' (')[0]} {sig(v)}" for n, v in parts)
     assert f"{added} = {sig(terms['relevance'])}" in text
     assert abs(sum(v for _n, v in parts) - terms["relevance"]) < 1e-9
-    assert "(half)" not in text and f"α ({sig(ScorerSettings().alpha)})" in text
+    assert "(half)" not in text and f"α ({sig(Memory.scorer_defaults().alpha)})" in text
 
 
 def test_start_page_offers_the_last_eight_memories(qtbot, tmp_path):

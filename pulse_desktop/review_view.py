@@ -369,10 +369,13 @@ class ReviewView(QWidget):
         self.run_button.setEnabled(False)
         self.preview_button.setEnabled(False)
         self.note.setText("Looking through the memory…")
+        if not dry_run:
+            self.session.own_work["upkeep"] = "upkeep is adding proposals to this memory"
         return workers.start(job)
 
     def _upkeep_done(self, job: workers.Job, out: dict[str, Any]) -> None:
         self.jobs.discard(job)
+        self.session.own_work.pop("upkeep", None)    # one job at a time: the buttons wait
         p = out["proposed"]
         found = (f"{len(p['event_merge'])} events said twice, {len(p['archive'])} old faint "
                  f"memories, {len(p['dismiss'])} open questions past their time")
@@ -390,6 +393,7 @@ class ReviewView(QWidget):
 
     def _upkeep_failed(self, job: workers.Job, text: str) -> None:
         self.jobs.discard(job)
+        self.session.own_work.pop("upkeep", None)
         self.note.setText(f"Upkeep failed: {text}")
         self.failed.emit(text)
         self.refresh()

@@ -188,3 +188,28 @@ def test_a_storyline_that_arrives_after_its_panel_is_gone_is_dropped(qtbot, sess
     shiboken6.delete(panel)      # before the event loop runs: the answer can only come after
     assert query_pool().waitForDone(60_000)
     qtbot.wait(100)              # its queued signal is delivered here
+
+
+def test_the_windows_own_upkeep_is_not_called_another_programs_change(qtbot, demo_copy):
+    """Run upkeep writes through its own Memory, so the live watcher sees the journal move
+    while it runs: the status bar said "another program changed this memory" (seen at
+    1280×800). The watcher polls every 10 ms here, so it sees the first of upkeep's journal
+    rows before the job reports."""
+    from pulse_desktop.main_window import MainWindow
+
+    win = MainWindow()
+    qtbot.addWidget(win)
+    assert win.open_path(demo_copy)
+    watcher = win.live.watcher
+    watcher.stop()
+    watcher.poll_s = 0.01
+    watcher.start(demo_copy, win.session.marks)
+    said: list[str] = []
+    win.session.message.connect(said.append)
+    view = win.tab("Review")
+    view.now = NOW
+    run_upkeep(qtbot, view)
+    qtbot.wait(int(win.live.min_gap_s * 1000) + 500)
+    assert not [line for line in said if "another program" in line], said
+    assert "Updated: upkeep is adding proposals to this memory" in said    # views followed
+    win.close()

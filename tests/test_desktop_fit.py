@@ -235,3 +235,23 @@ def test_the_detail_panels_history_breaks_no_word(qtbot, demo_copy):
             assert "History" in win.detail.text()
             assert words_cut_across_lines(win.detail.browser) == [], (kind, item)
     win.close()
+
+
+def test_the_start_page_says_whole_what_it_is_building(qtbot):
+    """With no memory open, Open demo memory shows a bar and a line while the demo is built
+    (about a minute). Centred in its column, the word-wrapped line got the width of its
+    shortest word and was cut at the top and the bottom (seen at 1280×800)."""
+    from pulse_desktop.ui_audit import clipped_texts
+
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.resize(1280, 800)
+    win.show()
+    qtbot.waitExposed(win)
+    win.start.set_busy("Building the demo memory on this computer (about a minute the first "
+                       "time)…")
+    qtbot.wait(20)
+    assert win.start.note.isVisible() and win.start.busy.isVisible()
+    assert clipped_texts(win.start) == []
+    assert win.start.busy.width() >= win.start.demo.width()      # a bar one can see move
+    win.close()

@@ -178,7 +178,7 @@ class ReviewView(QWidget):
             shortcut.activated.connect(lambda a=action: self.decide(a))
             self.shortcuts[action] = shortcut
 
-        session.opened.connect(self.refresh)
+        session.opened.connect(self._opened)
         session.changed.connect(self._changed)
         self.refresh()
 
@@ -187,6 +187,10 @@ class ReviewView(QWidget):
         return self.tree
 
     # -- reading -----------------------------------------------------------------------------
+    def _opened(self) -> None:
+        self.note.setText("")       # the last upkeep's counts were another memory's
+        self.refresh()
+
     def _changed(self, what: str) -> None:
         if what in ("all", "events", "entities", "beliefs", "journal", "review"):
             self.refresh()

@@ -213,3 +213,15 @@ def test_the_windows_own_upkeep_is_not_called_another_programs_change(qtbot, dem
     assert not [line for line in said if "another program" in line], said
     assert "Updated: upkeep is adding proposals to this memory" in said    # views followed
     win.close()
+
+
+def test_another_memory_does_not_show_the_last_ones_upkeep_note(qtbot, view, session,
+                                                               tmp_path):
+    """After Run upkeep, opening another memory kept 'Upkeep proposed … 19 old faint
+    memories …' above a queue that held none of them (seen at 1280×800)."""
+    run_upkeep(qtbot, view)
+    assert view.note.text().startswith("Upkeep proposed")
+    other = tmp_path / "other.db"
+    Memory.open(other, create=True).close()
+    session.open(other)
+    assert view.items == [] and view.note.text() == ""

@@ -484,3 +484,24 @@ def test_term_help_explains_every_breakdown_term():
                  "anchor", "date", "dense_relevance", "bm25", "bm25_norm",
                  "fusion_dense_weight", "score"):
         assert len(TERM_HELP[term]) > 20
+
+
+def shown_in_status_bar(win: MainWindow) -> str:
+    """What the status bar's left side shows: a passing message, else its labels."""
+    from PySide6.QtWidgets import QLabel
+
+    return win.statusBar().currentMessage() or " ".join(
+        label.text() for label in win.statusBar().findChildren(QLabel) if label.isVisible())
+
+
+def test_the_memory_line_comes_back_after_a_passing_message(qtbot, window):
+    """The status bar's 'demo.db · 197 events · 51 entities · journal 562 rows' was itself a
+    passing message: the first message after it ('Pin e048 as core wound', or a menu item
+    under the mouse) wiped it for good (seen at 1280×800)."""
+    events = sql(window, "SELECT COUNT(*) FROM events")[0][0]
+    qtbot.waitUntil(lambda: f"{events} events" in shown_in_status_bar(window), timeout=30_000)
+    window.statusBar().showMessage("Pin e048 as core wound", 50)
+    qtbot.wait(200)
+    assert f"{events} events" in shown_in_status_bar(window)
+    window.statusBar().clearMessage()           # what a menu item without a tip does
+    assert f"{events} events" in shown_in_status_bar(window)

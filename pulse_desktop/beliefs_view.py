@@ -159,6 +159,8 @@ class BeliefsView(QWidget):
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._context_menu)
         self.table.selectionModel().currentRowChanged.connect(self._current_changed)
+        # a click on the row the keyboard arrived on changes no current row: it still chooses
+        self.table.clicked.connect(lambda index: self._current_changed(index, index))
         self.table.selectionModel().selectionChanged.connect(self._update_actions)
 
         # -- actions ---------------------------------------------------------------------------

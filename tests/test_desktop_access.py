@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (  # noqa: E402
 
 from core.memory import Memory  # noqa: E402
 from pulse_desktop import colour_vision  # noqa: E402
+from pulse_desktop.beliefs_model import COL_TITLE, ID_ROLE  # noqa: E402
 from pulse_desktop.main_window import TABS, MainWindow  # noqa: E402
 from pulse_desktop.screenshots import prepare_tab  # noqa: E402
 from pulse_desktop.style import (  # noqa: E402
@@ -164,6 +165,20 @@ def test_every_tabs_shortcut_puts_the_keyboard_in_that_tab(qtbot, window):
     assert QApplication.focusWidget() is window.tab("Review").tree
     QTest.keyClick(QApplication.focusWidget(), Qt.Key.Key_L)
     assert search.text() == ""
+
+
+def test_a_click_on_the_row_the_keyboard_arrived_on_chooses_it(qtbot, window):
+    """Ctrl+3 makes the table's first row current without choosing it; a click on that row
+    then chose nothing (the detail panel stayed empty) until another row was clicked."""
+    window.show_tab("Beliefs", focus=True)
+    table = window.beliefs.table
+    qtbot.waitUntil(table.hasFocus, timeout=3000)
+    first = table.model().index(0, COL_TITLE)
+    assert table.currentIndex().row() == 0 and window.session.selection is None
+    QTest.mouseClick(table.viewport(), Qt.MouseButton.LeftButton,
+                     pos=table.visualRect(first).center())
+    kind, item_id = first.data(ID_ROLE)
+    assert window.session.selection == (kind, int(item_id))
 
 
 def test_tab_into_a_list_chooses_nothing(qtbot, window):

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.beliefs import DOMAINS
+from pulse_desktop.dialog_fit import grow_to_fit
 from pulse_desktop.style import DOMAIN_NAMES
 
 LEVELS = (("names", "Names per each person's policy",
@@ -207,23 +208,14 @@ class ExportDialog(QDialog):
                             f"{summary['bytes'] // 1024:,} KB"
                             + (f" ({', '.join(extra)})" if extra else ""))
         self.open_button.show()
-        self._fit_height()
+        grow_to_fit(self)      # room for the line (pulse_desktop/dialog_fit.py)
 
     def fail(self, text: str) -> None:
         self.export_button.setEnabled(True)
         self.result.setText("")
         self.error.setText(text)
         self.error.show()
-        self._fit_height()
-
-    def _fit_height(self) -> None:
-        """Room for the result or error line. adjustSize() stops a window at 2/3 of the
-        screen's height (533 px on a 1280×800 screen, under what the dialog needs), and the
-        layout then squeezed the passphrase fields; grow to the layout's need instead."""
-        needed = max(self.heightForWidth(self.width()), self.sizeHint().height())
-        room = self.screen().availableGeometry().height()
-        if self.height() < needed:
-            self.resize(self.width(), min(needed, room))
+        grow_to_fit(self)      # room for the line (pulse_desktop/dialog_fit.py)
 
     def _open_written(self) -> None:
         if self.written:

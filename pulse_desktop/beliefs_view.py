@@ -385,8 +385,9 @@ class BeliefsView(QWidget):
         return out
 
     def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        if self._syncing or not current.isValid() or self.table.focusing:
-            return      # (Ctrl+3 or Tab into the table only moves the keyboard there)
+        if self._syncing or not current.isValid() or self.table.focusing \
+                or self.proxy.refiltering:
+            return      # (Ctrl+3 or Tab into the table, or a filter, only moves the row)
         kind, item_id = current.data(ID_ROLE)
         self._syncing = True
         try:

@@ -481,18 +481,25 @@ class BeliefsFilter(QSortFilterProxyModel):
         self.pinned_only = False
         self.allowed: dict[str, set[int]] | None = None     # {"event": ids, "fact": ids}
         self.everything = True    # no filter at all: a row read in is shown without a look
+        self.refiltering = False
         self.setSortRole(SORT_ROLE)
 
     def _refilter(self, change) -> None:
-        if hasattr(self, "beginFilterChange"):     # Qt ≥ 6.9
-            self.beginFilterChange()
-            change()
-            self._everything()
-            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
-        else:  # pragma: no cover - older Qt
-            change()
-            self._everything()
-            self.invalidateFilter()
+        # while rows come and go the view moves its current row by itself (the current one
+        # filtered out): the table reads `refiltering` so that move is not taken for a choice
+        self.refiltering = True
+        try:
+            if hasattr(self, "beginFilterChange"):     # Qt ≥ 6.9
+                self.beginFilterChange()
+                change()
+                self._everything()
+                self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+            else:  # pragma: no cover - older Qt
+                change()
+                self._everything()
+                self.invalidateFilter()
+        finally:
+            self.refiltering = False
 
     def _everything(self) -> None:
         self.everything = (not self.text and self.brush == (None, None) and self.show_facts

@@ -159,6 +159,8 @@ class BeliefsView(QWidget):
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._context_menu)
         self.table.selectionModel().currentRowChanged.connect(self._current_changed)
+        # a click on the row the keyboard arrived on changes no current row: it still chooses
+        self.table.clicked.connect(lambda index: self._current_changed(index, index))
         self.table.selectionModel().selectionChanged.connect(self._update_actions)
 
         # -- actions ---------------------------------------------------------------------------
@@ -383,8 +385,9 @@ class BeliefsView(QWidget):
         return out
 
     def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        if self._syncing or not current.isValid() or self.table.focusing:
-            return      # (Ctrl+3 or Tab into the table only moves the keyboard there)
+        if self._syncing or not current.isValid() or self.table.focusing \
+                or self.proxy.refiltering:
+            return      # (Ctrl+3 or Tab into the table, or a filter, only moves the row)
         kind, item_id = current.data(ID_ROLE)
         self._syncing = True
         try:

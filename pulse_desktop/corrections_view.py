@@ -236,6 +236,9 @@ class CorrectionsView(QWidget):
             sc.setContext(ctx)
             sc.activated.connect(slot)
 
+    def focus_target(self):
+        return self.table
+
     # -- helpers -----------------------------------------------------------------------
 
     def _say(self, text: str) -> None:

@@ -489,12 +489,15 @@ class DetailPanel(QWidget):
             return ""
         out = [f"<h3>History ({len(rows)})</h3><table cellspacing='0'>"]
         for r in rows[-MAX_LIST:]:
-            out.append(f"<tr><td class='note'>#{r['seq']}</td><td class='note'>"
-                       f"{esc(r['ts'][:16].replace('T', ' '))}</td><td><b>{esc(r['op'])}</b>"
-                       f"</td><td class='note'>{esc(r['actor'])}</td></tr>")
+            # one cell that wraps between its words: four narrow columns broke the time and
+            # the operation in the middle ('2026-12-0' / '2 11:38') in a 269 px panel
+            when = esc(r["ts"][:16]).replace("T", "&nbsp;")
+            out.append(f"<tr><td class='note'>#{r['seq']}&nbsp;</td><td><span class='note'>"
+                       f"{when}</span> <b>{esc(r['op'])}</b> <span class='note'>"
+                       f"{esc(r['actor'])}</span></td></tr>")
             summary = summarise(r["payload"])
             if summary:
-                out.append(f"<tr><td></td><td colspan='3' class='note'>{esc(summary)}</td></tr>")
+                out.append(f"<tr><td></td><td class='note'>{esc(summary)}</td></tr>")
         out.append("</table>")
         return "".join(out)
 

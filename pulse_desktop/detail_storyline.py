@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QObject, Signal
 
 from core.errors import PulseError
@@ -91,13 +92,14 @@ class StorylineSection(QObject):
             self._asked.add(event_id)
             generation = self._generation
 
+            # the panel may be gone when the answer comes (a closed window): then drop it
             def done(story: dict[str, Any] | None) -> None:
-                if generation == self._generation:
+                if shiboken6.isValid(self) and generation == self._generation:
                     self._cache[event_id] = render(story, event_id)
                     self.ready.emit(event_id)
 
             def failed(_text: str) -> None:
-                if generation == self._generation:
+                if shiboken6.isValid(self) and generation == self._generation:
                     self._cache[event_id] = ""
                     self.ready.emit(event_id)
 

@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 from core.beliefs import AXIOM_MIN_FLOOR, CHAIN_KINDS, DOMAINS, ENTITY_KINDS
 from core.emotion.plutchik import EMOTIONS
 from core.errors import PulseError
+from pulse_desktop.dialog_fit import grow_to_fit
 from pulse_desktop.style import DOMAIN_NAMES
 
 Apply = Callable[[dict[str, Any]], None]
@@ -94,6 +95,7 @@ class CurationDialog(QDialog):
     def fail(self, text: str) -> None:
         self.error.setText(f"Not changed: {text}")
         self.error.show()
+        grow_to_fit(self)
 
     def accept(self) -> None:
         if "apply" in self.calls:
@@ -478,6 +480,8 @@ class FloorDialog(CurationDialog):
                              if bad else "")
         self.warning.setVisible(bool(bad))
         self.ok.setEnabled(not bad)
+        if bad:
+            grow_to_fit(self)
 
     def values(self) -> dict[str, Any]:
         return {"confidence_floor": round(self.spin.value(), 4)}

@@ -246,11 +246,13 @@ class EraseDialog(QDialog):
         for w in (self.tree, self.confirm, self.cascade_box):
             w.setEnabled(False)
         self._update_button()
+        self.session.own_work["erase"] = "the erasure is rewriting this memory"
         workers.start(self.job)
 
     def _done(self, out: dict[str, Any]) -> None:
         self.job = None
         self.busy.hide()
+        self.session.own_work.pop("erase", None)
         # an erasure is final: nothing before it can be undone any more
         self.session.undo_stack.clear()
         if self.session.selection and f"{self.session.selection[0]}:{self.session.selection[1]}" \
@@ -268,6 +270,7 @@ class EraseDialog(QDialog):
     def _failed(self, text: str) -> None:
         self.job = None
         self.busy.hide()
+        self.session.own_work.pop("erase", None)
         for w in (self.tree, self.confirm, self.cascade_box):
             w.setEnabled(True)
         self._fail(f"Erase failed: {text}")

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.beliefs import DOMAINS
+from pulse_desktop.dialog_fit import grow_to_fit
 from pulse_desktop.style import DOMAIN_NAMES
 
 LEVELS = (("names", "Names per each person's policy",
@@ -207,14 +208,14 @@ class ExportDialog(QDialog):
                             f"{summary['bytes'] // 1024:,} KB"
                             + (f" ({', '.join(extra)})" if extra else ""))
         self.open_button.show()
-        self.adjustSize()
+        grow_to_fit(self)      # room for the line (pulse_desktop/dialog_fit.py)
 
     def fail(self, text: str) -> None:
         self.export_button.setEnabled(True)
         self.result.setText("")
         self.error.setText(text)
         self.error.show()
-        self.adjustSize()
+        grow_to_fit(self)      # room for the line (pulse_desktop/dialog_fit.py)
 
     def _open_written(self) -> None:
         if self.written:

@@ -27,6 +27,12 @@ def _join(parts: list[str]) -> str:
     return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
+def messages_read(d: dict[str, Any]) -> int:
+    """Messages an import read (new, already there, or a new version of an edited one)."""
+    obs = d.get("observations") or {}
+    return int(obs.get("new", 0)) + int(obs.get("duplicate", 0)) + int(obs.get("versioned", 0))
+
+
 def counts_sentence(d: dict[str, Any]) -> str:
     """One file's (or the total's) counters as sentences."""
     if "observations" not in d:                      # a pulse-corpus/1 file
@@ -35,7 +41,7 @@ def counts_sentence(d: dict[str, Any]) -> str:
             ("relations", "relation")) if d.get(k)])
         return f"{made or 'Nothing new'} added from the corpus."
     obs, ev = d.get("observations") or {}, d.get("events") or {}
-    read = int(obs.get("new", 0)) + int(obs.get("duplicate", 0)) + int(obs.get("versioned", 0))
+    read = messages_read(d)
     lead = [_n(int(ev.get("vivid", 0)), "moment") + " kept",
             _n(int(ev.get("pooled", 0)), "passing remark") + " pooled",
             _n(int(ev.get("distilled", 0)), "pattern") + " found"]

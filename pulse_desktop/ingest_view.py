@@ -229,6 +229,9 @@ class IngestView(QWidget):
             sc.setContext(ctx)
             sc.activated.connect(slot)
 
+    def focus_target(self):
+        return self.file_list
+
     # -- state -------------------------------------------------------------------------
 
     def _say(self, text: str) -> None:
@@ -386,6 +389,7 @@ class IngestView(QWidget):
         self.summary.clear()
         self._say(f"Importing {len(paths)} file{'s' if len(paths) != 1 else ''} "
                   f"({extractor})…")
+        self.session.own_work["import"] = "the import is adding to this memory"
         self.job = run_job(work, self._done, self._failed, self._progress)
         self._refresh_state()
 
@@ -405,6 +409,7 @@ class IngestView(QWidget):
 
     def _done(self, summary: dict[str, Any]) -> None:
         self.job = None
+        self.session.own_work.pop("import", None)
         self.last_summary = summary
         total = summary.get("total") or {}
         self.summary.setPlainText(self.summary_text(summary))
@@ -413,6 +418,9 @@ class IngestView(QWidget):
         if self.progress.maximum() == 0:
             self.progress.setRange(0, 1)
         if summary.get("cancelled"):
+            # the counts sent are throttled: the last may be behind what was read
+            read = min(ingest_summary.messages_read(total), self.progress.maximum())
+            self.progress.setValue(max(self.progress.value(), read))
             self._say("Import cancelled: what was written is consistent; import again to "
                       "finish the rest.")
         else:
@@ -426,6 +434,7 @@ class IngestView(QWidget):
 
     def _failed(self, text: str) -> None:
         self.job = None
+        self.session.own_work.pop("import", None)
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
         self._refresh_state()

@@ -112,14 +112,18 @@ class LiveRefresh(QObject):
         self.session.marks = memory.change_marks()
         self._data_version = memory.data_version()
 
-    def _own_change(self, _what: str) -> None:
+    def _own_change(self, what: str) -> None:
         # This window's own write moved the marks: record them, so the watcher's report is not
         # taken for another program's change. But only when nobody else committed meanwhile
         # (data_version of our connection moves for every commit but our own): otherwise the
-        # other program's change would pass for ours and never be shown.
+        # other program's change would pass for ours and never be shown. After "all" every
+        # view reads everything again (an import's end), whoever wrote: nothing is left to show.
         memory = self.session.memory
-        if memory is not None and (memory.data_version() == self._data_version
-                                   or self._only_own_writes(memory)):
+        if memory is not None and what == "all":
+            self._pending.discard("all")
+            self._catch_up(memory)
+        elif memory is not None and (memory.data_version() == self._data_version
+                                     or self._only_own_writes(memory)):
             self.session.marks = memory.change_marks()
             self._data_version = memory.data_version()
 
@@ -176,8 +180,10 @@ class LiveRefresh(QObject):
         self._last_refresh = time.monotonic()
         self.session.notify(what)
         self._catch_up(self.session.memory)     # everything up to here is now shown
-        self.session.message.emit("Updated: another program changed this memory"
-                                  if what == "all" else "A recall was logged")
+        own = "; ".join(self.session.own_work.values())
+        self.session.message.emit("A recall was logged" if what != "all" else
+                                  f"Updated: {own}" if own else
+                                  "Updated: another program changed this memory")
         self.refreshed.emit(what)
 
     def shutdown(self) -> None:

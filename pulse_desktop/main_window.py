@@ -185,6 +185,11 @@ class MainWindow(QMainWindow):
         self.stack.addWidget(self.splitter)
         self.setCentralWidget(self.stack)
         self._build_menus()
+        # the open memory's line stays under passing messages (a message, or a menu item
+        # under the mouse, wiped it for good when it was a message itself); added before the
+        # first message, or QStatusBar hides it for good
+        self.memory_status = QLabel()
+        self.statusBar().addWidget(self.memory_status, 1)
         self.statusBar().showMessage("Open a memory to begin.")
         self.review_status = QPushButton()
         self.review_status.setFlat(True)
@@ -374,15 +379,17 @@ class MainWindow(QMainWindow):
         memory = self.session.memory
         if memory is not None:
             path, suffix = self.session.path, " · read-only" if reason else ""
-            self.statusBar().showMessage(f"{path}{suffix}")
+            self.memory_status.setText(f"{path}{suffix}")
+            self.statusBar().clearMessage()
             self.status_reads.start(
                 lambda m, _send, _cancel: m.stats()["counts"], lambda _rows: None,
-                lambda n: self.statusBar().showMessage(
+                lambda n: self.memory_status.setText(
                     f"{path} · {n['events']} events · {n['entities']} entities"
                     f" · journal {n['journal']} rows{suffix}"),
                 total=memory_rows(memory, ("events",)))
         else:
             self.status_reads.cancel()
+            self.memory_status.setText("")
             self.statusBar().showMessage("No memory open")    # not the one just closed
         self._update_title()
 

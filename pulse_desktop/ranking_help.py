@@ -14,7 +14,9 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
 
+from core.memory import Memory
 from pulse_desktop.numbers import sig
+from pulse_desktop.playground_results import CHANNEL_NAMES, relevance_parts
 from pulse_desktop.query_thread import run_query
 from pulse_desktop.style import CLASS_NAMES, DOMAIN_NAMES
 
@@ -29,7 +31,8 @@ FACTORS = (
      "its feelings and body match the person's now (mood + body)."),
     ("recency_factor", "Recency",
      "fades with time at the pace of the event's belief class; a core wound's floor stops the "
-     "fading, and no memory keeps less than α (half) of its relevance."),
+     f"fading, and no memory keeps less than α ({sig(Memory.scorer_defaults().alpha)}) of its "
+     "relevance."),
     ("emotion", "Emotion",
      "above 1 when the event's feelings match the question's or the person's current mood."),
     ("state", "Body day",
@@ -87,13 +90,10 @@ def recency_line(t: dict[str, Any]) -> str:
 
 
 def relevance_line(t: dict[str, Any]) -> str:
-    if "dense_relevance" in t and "bm25_norm" in t:
-        w = t.get("fusion_dense_weight")
-        line = (f"meaning {sig(t['dense_relevance'])} and shared words {sig(t['bm25_norm'])}"
-                + (f", mixed {sig(w)} : {sig(1 - w)}" if isinstance(w, (int, float)) else ""))
-        if t.get("context_relevance"):
-            line += f", plus the message beside it ({sig(t['context_relevance'])})"
-        return line
+    parts = relevance_parts(t)      # every part the scorer added, as the Playground shows them
+    if parts:
+        return (" + ".join(f"{CHANNEL_NAMES[name].split(' (')[0]} {sig(value)}"
+                           for name, value in parts) + f" = {sig(t.get('relevance'))}")
     if "cosine" in t and "median_cosine" in t and "max_cosine" in t:
         return (f"cosine {sig(t['cosine'])}, where this memory's typical match is "
                 f"{sig(t['median_cosine'])} (→ 0) and the best {sig(t['max_cosine'])} (→ 1)")

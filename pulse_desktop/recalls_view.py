@@ -268,6 +268,9 @@ class RecallsView(QWidget):
         session.show_recall.connect(self.show_record)
         self.reload()
 
+    def focus_target(self):
+        return self.list
+
     @staticmethod
     def _table(view: QTableView) -> None:
         view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)

@@ -178,11 +178,19 @@ class ReviewView(QWidget):
             shortcut.activated.connect(lambda a=action: self.decide(a))
             self.shortcuts[action] = shortcut
 
-        session.opened.connect(self.refresh)
+        session.opened.connect(self._opened)
         session.changed.connect(self._changed)
         self.refresh()
 
+    def focus_target(self):
+        """Ctrl+8 puts the keyboard on the queue, where A, R and L decide."""
+        return self.tree
+
     # -- reading -----------------------------------------------------------------------------
+    def _opened(self) -> None:
+        self.note.setText("")       # the last upkeep's counts were another memory's
+        self.refresh()
+
     def _changed(self, what: str) -> None:
         if what in ("all", "events", "entities", "beliefs", "journal", "review"):
             self.refresh()
@@ -365,10 +373,13 @@ class ReviewView(QWidget):
         self.run_button.setEnabled(False)
         self.preview_button.setEnabled(False)
         self.note.setText("Looking through the memory…")
+        if not dry_run:
+            self.session.own_work["upkeep"] = "upkeep is adding proposals to this memory"
         return workers.start(job)
 
     def _upkeep_done(self, job: workers.Job, out: dict[str, Any]) -> None:
         self.jobs.discard(job)
+        self.session.own_work.pop("upkeep", None)    # one job at a time: the buttons wait
         p = out["proposed"]
         found = (f"{len(p['event_merge'])} events said twice, {len(p['archive'])} old faint "
                  f"memories, {len(p['dismiss'])} open questions past their time")
@@ -386,6 +397,7 @@ class ReviewView(QWidget):
 
     def _upkeep_failed(self, job: workers.Job, text: str) -> None:
         self.jobs.discard(job)
+        self.session.own_work.pop("upkeep", None)
         self.note.setText(f"Upkeep failed: {text}")
         self.failed.emit(text)
         self.refresh()

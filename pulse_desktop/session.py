@@ -50,6 +50,9 @@ class MemorySession(QObject):
         # program's
         self.own_seqs: set[int] = set()
         self.writes_in_flight = 0
+        # this window's long jobs that write through their own Memory (an import), by name →
+        # what live refresh says while they run ("the import is adding to this memory")
+        self.own_work: dict[str, str] = {}
 
     @property
     def path(self) -> Path | None:

@@ -198,8 +198,11 @@ class SettingsDialog(QDialog):
                                                    "environment variable", "set?"])
         self.keys_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.keys_table.verticalHeader().setVisible(False)
-        self.keys_table.horizontalHeader().setSectionResizeMode(
-            QHeaderView.ResizeMode.Stretch)
+        # the names and the variable whole; the model (the longest) takes the rest, and its
+        # tooltip holds it when it is cut
+        header = self.keys_table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         kl.addWidget(self.keys_table)
         kl.addWidget(QLabel("Set a key in the environment before starting Pulse, e.g. "
                             "export ANTHROPIC_API_KEY=…"))
@@ -349,10 +352,11 @@ class SettingsDialog(QDialog):
             self.keys_table.insertRow(row)
             for col, value in enumerate((alias, what, env, "set" if is_set else "not set")):
                 item = QTableWidgetItem(value)
+                item.setToolTip(value)
                 if col == 3:
                     item.setForeground(QColor("#2e7d32" if is_set else "#c62828"))
-                    item.setToolTip("the key is read from this variable at call time; Pulse "
-                                    "never stores it")
+                    item.setToolTip(f"{value}: the key is read from this variable at call "
+                                    "time; Pulse never stores it")
                 self.keys_table.setItem(row, col, item)
 
     def save_models(self) -> bool:

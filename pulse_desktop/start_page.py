@@ -90,13 +90,14 @@ class StartPage(QWidget):
                                   window.open_dialog)
         self.busy = QProgressBar()
         self.busy.setRange(0, 0)
+        # as wide as the buttons: centred in the column, the bar took its narrowest size
+        self.busy.setMinimumWidth(260)
         self.busy.setMaximumWidth(320)
         self.busy.setAccessibleName("Working")
         self.busy.hide()
         self.note = QLabel()
         self.note.setStyleSheet("color: #5b6678;")
         self.note.setWordWrap(True)
-        self.note.setMaximumWidth(320)
         self.note.setAlignment(Qt.AlignmentFlag.AlignCenter)
 
         ways = QVBoxLayout()
@@ -104,9 +105,9 @@ class StartPage(QWidget):
         for w in (icon, title, subtitle):
             ways.addWidget(w, 0, Qt.AlignmentFlag.AlignHCenter)
         ways.addSpacing(18)
-        for w in (self.demo, self.new_button, self.import_button, self.open_button, self.busy,
-                  self.note):
+        for w in (self.demo, self.new_button, self.import_button, self.open_button, self.busy):
             ways.addWidget(w, 0, Qt.AlignmentFlag.AlignHCenter)
+        ways.addWidget(self.note)      # the column's width, and the height its lines need
 
         self.recent_box = QFrame()
         self.recent_box.setObjectName("recentBox")

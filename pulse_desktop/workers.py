@@ -34,11 +34,20 @@ class Job(QRunnable):
             result = self.fn(self.signals.progress.emit, self.cancel)
         except PulseError as exc:
             self.signals.failed.emit(str(exc))
+        except OSError as exc:      # a path the person chose, a full disk: theirs to fix
+            self.signals.failed.emit(os_error_line(exc))
         except Exception as exc:  # a bug: say so rather than crash the app
             traceback.print_exc()
             self.signals.failed.emit(f"unexpected error: {type(exc).__name__}: {exc}")
         else:
             self.signals.done.emit(result)
+
+
+def os_error_line(exc: OSError) -> str:
+    """'/x/y: No such file or directory' rather than 'unexpected error: … [Errno 2] …'; a job
+    may read or write, so the line names the file and the system's reason, nothing more."""
+    reason = exc.strerror or str(exc)
+    return f"{exc.filename}: {reason}" if exc.filename else reason
 
 
 def start(job: Job) -> Job:

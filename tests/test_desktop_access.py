@@ -20,6 +20,7 @@ from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import (  # noqa: E402
     QAbstractButton,
     QAbstractItemView,
+    QApplication,
     QComboBox,
     QGroupBox,
     QLabel,
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import (  # noqa: E402
 
 from core.memory import Memory  # noqa: E402
 from pulse_desktop import colour_vision  # noqa: E402
+from pulse_desktop.beliefs_model import COL_TITLE, ID_ROLE  # noqa: E402
 from pulse_desktop.main_window import TABS, MainWindow  # noqa: E402
 from pulse_desktop.screenshots import prepare_tab  # noqa: E402
 from pulse_desktop.style import (  # noqa: E402
@@ -143,6 +145,40 @@ def test_window_shortcuts_win_over_a_text_field(qtbot, window, monkeypatch, tmp_
     assert window.session.selection is None     # the keyboard arrived; nothing was chosen
     QTest.keyClick(window.beliefs.table, Qt.Key.Key_Down)
     assert window.session.selection is not None
+
+
+def test_every_tabs_shortcut_puts_the_keyboard_in_that_tab(qtbot, window):
+    """Ctrl+N from the navigator's search box: the keyboard leaves the box for the tab (on
+    Corrections, Ingest, Recalls and Review it stayed in the box: Ctrl+8 then L for 'Later'
+    typed an l into the search). The Graph is left out: its page is drawn off the UI thread."""
+    search = window.navigator.search
+    for number, name in enumerate(TABS, start=1):
+        if name == "Graph":
+            continue
+        search.setFocus()
+        qtbot.waitUntil(search.hasFocus, timeout=3000)
+        QTest.keyClick(search, Qt.Key(Qt.Key.Key_0 + number), Qt.KeyboardModifier.ControlModifier)
+        assert window.tabs.currentIndex() == TABS.index(name)
+        tab = window.tab(name)
+        qtbot.waitUntil(lambda t=tab: t.isAncestorOf(QApplication.focusWidget()), timeout=3000)
+    # Review's A, R and L go to the queue (tests/test_desktop_review.py), not into the search
+    assert QApplication.focusWidget() is window.tab("Review").tree
+    QTest.keyClick(QApplication.focusWidget(), Qt.Key.Key_L)
+    assert search.text() == ""
+
+
+def test_a_click_on_the_row_the_keyboard_arrived_on_chooses_it(qtbot, window):
+    """Ctrl+3 makes the table's first row current without choosing it; a click on that row
+    then chose nothing (the detail panel stayed empty) until another row was clicked."""
+    window.show_tab("Beliefs", focus=True)
+    table = window.beliefs.table
+    qtbot.waitUntil(table.hasFocus, timeout=3000)
+    first = table.model().index(0, COL_TITLE)
+    assert table.currentIndex().row() == 0 and window.session.selection is None
+    QTest.mouseClick(table.viewport(), Qt.MouseButton.LeftButton,
+                     pos=table.visualRect(first).center())
+    kind, item_id = first.data(ID_ROLE)
+    assert window.session.selection == (kind, int(item_id))
 
 
 def test_tab_into_a_list_chooses_nothing(qtbot, window):
@@ -274,6 +310,28 @@ def test_help_how_pulse_ranks_memories(qtbot, window):
     row = window.session.memory.conn.execute("SELECT title FROM events WHERE key = ?",
                                              (example["key"],)).fetchone()
     assert row[0] == example["title"]         # the example is an event of the open memory
+
+
+def test_the_help_example_adds_up_and_says_the_real_alpha(qtbot, window):
+    """The worked example's relevance line named only meaning and shared words, "mixed
+    0.6 : 0.4" (1 × 0.6 + 1 × 0.4 = 1) beside a relevance of 1.05: the linked events' part
+    was missing. And the recency line called α "half" while the scorer's α is 0.75."""
+    from pulse_desktop.numbers import sig
+    from pulse_desktop.playground_results import CHANNEL_NAMES, relevance_parts
+
+    ready: list[dict] = []
+    window.show_ranking_help()
+    page = window.ranking_help
+    page.exampleReady.connect(ready.append)
+    qtbot.waitUntil(lambda: bool(ready), timeout=60_000)
+    text = " ".join(page.text().split())
+    terms = ready[0]["explained"]["result"]["terms"]
+    parts = relevance_parts(terms)
+    assert len([v for _n, v in parts if v > 0]) >= 3          # the example has a linked part
+    added = " + ".join(f"{CHANNEL_NAMES[n].split(' (')[0]} {sig(v)}" for n, v in parts)
+    assert f"{added} = {sig(terms['relevance'])}" in text
+    assert abs(sum(v for _n, v in parts) - terms["relevance"]) < 1e-9
+    assert "(half)" not in text and f"α ({sig(Memory.scorer_defaults().alpha)})" in text
 
 
 def test_start_page_offers_the_last_eight_memories(qtbot, tmp_path):

@@ -404,3 +404,26 @@ def test_erase_a_fact_and_a_relation_from_the_detail_panel(qtbot, window):
         QTest.mouseClick(dialog.erase_button, Qt.MouseButton.LeftButton)
     assert one(window, "SELECT 1 FROM relations WHERE id = ?", rel[0]) is None
     assert window.session.memory.verify() == []
+
+
+def test_the_floor_dialog_grows_for_its_warning(qtbot, qapp):
+    """Floor… on a core wound, typed down to 0.2: the warning line appears, and the dialog
+    grows for it (it stayed as tall as before, and the note above and the warning were cut
+    at the bottom, seen at 1280×800)."""
+    from pulse_desktop.edit_dialogs import FloorDialog
+    from pulse_desktop.style import QSS
+    from pulse_desktop.ui_audit import clipped_texts
+
+    before = qapp.styleSheet()
+    qapp.setStyleSheet(QSS)
+    try:
+        dialog = FloorDialog(1, 0.85, 1, None)
+        qtbot.addWidget(dialog)
+        dialog.show()
+        qtbot.waitExposed(dialog)
+        dialog.spin.setValue(0.2)
+        qtbot.wait(50)
+        assert dialog.warning.isVisible() and not dialog.ok.isEnabled()
+        assert clipped_texts(dialog) == []
+    finally:
+        qapp.setStyleSheet(before)

@@ -205,3 +205,53 @@ def test_the_audit_sees_each_fault(qtbot):
     assert hidden_by_splitters(root)
     split.setChildrenCollapsible(False)
     assert not hidden_by_splitters(root)
+
+
+def words_cut_across_lines(browser) -> list[str]:
+    """Words of a text browser that its layout breaks in the middle ('2026-12-0' / '2 11:38'):
+    a line that ends between two letters or digits of one word."""
+    cut = []
+    block = browser.document().begin()
+    while block.isValid():
+        text, layout = block.text(), block.layout()
+        for i in range(layout.lineCount() - 1):
+            end = layout.lineAt(i).textStart() + layout.lineAt(i).textLength()
+            if 0 < end < len(text) and text[end - 1].isalnum() and text[end].isalnum():
+                cut.append(text)
+        block = block.next()
+    return cut
+
+
+def test_the_detail_panels_history_breaks_no_word(qtbot, demo_copy):
+    """At 1280×800 the detail panel is 269 px wide: an item's history rows (number, time,
+    operation, actor) were squeezed into four table columns and broke '2026-12-02 11:38' and
+    'entity.add' in the middle of a word."""
+    win = open_at(qtbot, demo_copy, 1280, 800)
+    conn = win.session.memory.conn
+    for kind, table in (("entity", "entities"), ("event", "events")):
+        for (item,) in conn.execute(f"SELECT id FROM {table} ORDER BY id LIMIT 5"):
+            win.session.select(kind, int(item))
+            qtbot.wait(20)
+            assert "History" in win.detail.text()
+            assert words_cut_across_lines(win.detail.browser) == [], (kind, item)
+    win.close()
+
+
+def test_the_start_page_says_whole_what_it_is_building(qtbot):
+    """With no memory open, Open demo memory shows a bar and a line while the demo is built
+    (about a minute). Centred in its column, the word-wrapped line got the width of its
+    shortest word and was cut at the top and the bottom (seen at 1280×800)."""
+    from pulse_desktop.ui_audit import clipped_texts
+
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.resize(1280, 800)
+    win.show()
+    qtbot.waitExposed(win)
+    win.start.set_busy("Building the demo memory on this computer (about a minute the first "
+                       "time)…")
+    qtbot.wait(20)
+    assert win.start.note.isVisible() and win.start.busy.isVisible()
+    assert clipped_texts(win.start) == []
+    assert win.start.busy.width() >= win.start.demo.width()      # a bar one can see move
+    win.close()

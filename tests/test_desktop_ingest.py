@@ -181,6 +181,32 @@ def test_import_cancel_halfway_then_complete(qtbot, view, session, tmp_path):
     assert view.import_button.isEnabled() and not view.cancel_button.isEnabled()
 
 
+def test_a_cancelled_import_leaves_the_bar_at_what_it_read(qtbot, view, session, tmp_path,
+                                                           monkeypatch):
+    """The bar is sent counts at most every 50 ms, so when a cancel stops the import the last
+    count sent may be behind what was read (seen: '504 / 600 messages' above '512 messages
+    read'). Here the worker sends 150 and stops at 160: the bar must end at 160."""
+    from pulse_desktop import ingest_view
+
+    def send_150_then_stop_at_160(progress):
+        def call(done: int, total: int) -> None:
+            if done == 150:
+                progress(done, total)
+            if done == 160:
+                view.job.cancel.set()
+        return call
+
+    monkeypatch.setattr(ingest_view, "throttled", send_150_then_stop_at_160)
+    view.add_paths([write_chat(tmp_path / "chat.json", 300)])
+    with qtbot.waitSignal(view.importFinished, timeout=600_000) as blocker:
+        view.start_import()
+    summary = blocker.args[0]
+    assert summary["cancelled"] is True
+    assert summary["total"]["observations"]["new"] == 160
+    assert (view.progress.value(), view.progress.maximum()) == (160, 300)
+    assert "160 messages read" in view.summary.toPlainText()
+
+
 def test_merge_proposals_listed_and_resolved(qtbot, view, session, tmp_path):
     chat = write_chat(tmp_path / "chat.json", 40)
     with qtbot.waitSignal(view.importFinished, timeout=600_000):
@@ -282,3 +308,30 @@ def test_me_field_names_the_person_and_the_assistant_is_no_entity(qtbot, view, s
     finally:
         conn.close()
     assert names["Maya"] == 1 and "Companion" not in names and "Anna" in names
+
+
+def test_the_windows_own_import_is_not_called_another_programs_change(qtbot, tmp_path):
+    """The import writes through its own Memory, so the live watcher sees the journal move;
+    the status bar must not tell the person that another program changed the memory (seen
+    during and after an import at 1280×800). The views still follow the import as it goes."""
+    import PySide6.QtWebEngineWidgets  # noqa: F401  (the window embeds the graph page)
+
+    from core.memory import Memory
+    from pulse_desktop.main_window import MainWindow
+
+    db = tmp_path / "m.db"
+    Memory.open(db, create=True).close()
+    win = MainWindow()
+    qtbot.addWidget(win)
+    assert win.open_path(db)
+    said: list[str] = []
+    win.session.message.connect(said.append)
+    view = win.tab("Ingest")
+    view.add_paths([write_chat(tmp_path / "chat.json", 300)])
+    with qtbot.waitSignal(view.importFinished, timeout=600_000):
+        view.start_import()
+    # past the watcher's poll and the refresh's least gap, so a late report would be heard
+    qtbot.wait(int((win.live.watcher.poll_s + win.live.min_gap_s) * 1000) + 600)
+    assert not [line for line in said if "another program" in line], said
+    assert len(win.navigator.events.items) > 0
+    win.close()

@@ -207,3 +207,68 @@ def test_the_entity_editor_sets_privacy(qtbot, ring, demo_copy) -> None:
     assert "[ex-husband] asks for a separation" in titles
     assert not any("Tom" in t.split() for t in titles)
     win.close()
+
+
+@pytest.fixture
+def app_style(qapp):
+    """The app's own style sheet, as pulse-desktop sets it: its paddings are what a person
+    sees, so the heights are measured with it."""
+    from pulse_desktop.style import QSS
+
+    before = qapp.styleSheet()
+    qapp.setStyleSheet(QSS)
+    yield
+    qapp.setStyleSheet(before)
+
+
+def test_the_export_dialog_grows_for_its_result_and_error_lines(qtbot, ring, demo_copy,
+                                                                tmp_path, app_style) -> None:
+    """After an export, a second try that fails adds a line under the result: the dialog grows
+    for it rather than squeezing the passphrase fields (seen at 1280×800: the dots cut in half).
+    QWidget.adjustSize() stops a window at 2/3 of the screen's height, and the offscreen screen
+    is 800 px tall, so the check below is met only if the dialog grows past that."""
+    win = _window(qtbot)
+    assert win.open_path(demo_copy)
+    win.export_html_action.trigger()
+    dialog = win.export_dialog
+    qtbot.waitUntil(dialog.isVisible, timeout=5000)
+    dialog.path_edit.setText(str(tmp_path / "viewer.html"))
+    QTest.mouseClick(dialog.export_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.open_button.isVisible(), timeout=120_000)
+    dialog.lock_box.setChecked(True)
+    dialog.pass1.setText("short")
+    dialog.pass2.setText("short")
+    QTest.mouseClick(dialog.export_button, Qt.MouseButton.LeftButton)
+    assert dialog.error.isVisible() and "at least 8 characters" in dialog.error.text()
+    qtbot.wait(50)
+    needed = dialog.heightForWidth(dialog.width())
+    assert needed > dialog.screen().availableGeometry().height() * 2 // 3   # the case above
+    assert dialog.height() >= needed
+    for field in (dialog.pass1, dialog.pass2, dialog.path_edit):
+        assert field.height() >= field.sizeHint().height(), field.accessibleName()
+    dialog.close()
+    win.close()
+
+
+def test_an_export_that_cannot_be_written_says_why_in_plain_words(qtbot, ring, demo_copy,
+                                                                  tmp_path, capfd) -> None:
+    """A folder that cannot be made (here a file stands where it should be) is the person's
+    path, not a bug: the dialog names the path and the system's reason, with no 'unexpected
+    error' and no traceback on stderr."""
+    win = _window(qtbot)
+    assert win.open_path(demo_copy)
+    in_the_way = tmp_path / "notes.txt"
+    in_the_way.write_text("a file, not a folder", encoding="utf-8")
+    win.export_html_action.trigger()
+    dialog = win.export_dialog
+    qtbot.waitUntil(dialog.isVisible, timeout=5000)
+    dialog.path_edit.setText(str(in_the_way / "viewer.html"))
+    QTest.mouseClick(dialog.export_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(dialog.error.isVisible, timeout=120_000)
+    text = dialog.error.text()
+    assert text == f"{in_the_way}: File exists", text
+    assert "unexpected" not in text and "Errno" not in text
+    assert "Traceback" not in capfd.readouterr().err
+    assert dialog.export_button.isEnabled()
+    dialog.close()
+    win.close()

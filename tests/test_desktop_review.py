@@ -168,3 +168,60 @@ def test_window_has_the_tab_and_the_count(qtbot, demo_copy):
     qtbot.waitUntil(lambda: "STORYLINE · 5 EVENTS" in win.detail.text().upper(), timeout=60_000)
     assert "2021" in win.detail.text()
     win.close()
+
+
+def test_a_storyline_that_arrives_after_its_panel_is_gone_is_dropped(qtbot, session):
+    """The detail panel asks the query thread for an event's storyline; when the panel is
+    deleted before the answer comes (a window closed, a test's panel torn down), the answer is
+    dropped, not emitted from a deleted object (RuntimeError in the event loop, which failed
+    the next test of test_desktop_ingest.py now and then)."""
+    import shiboken6
+
+    from pulse_desktop.detail_panel import DetailPanel
+    from pulse_desktop.detail_storyline import READING
+    from pulse_desktop.query_thread import query_pool
+
+    panel = DetailPanel(session)
+    e025 = session.memory.resolve_event("e025")
+    session.select("event", e025)
+    assert panel.storyline.html(session.memory.event(e025)) == READING
+    shiboken6.delete(panel)      # before the event loop runs: the answer can only come after
+    assert query_pool().waitForDone(60_000)
+    qtbot.wait(100)              # its queued signal is delivered here
+
+
+def test_the_windows_own_upkeep_is_not_called_another_programs_change(qtbot, demo_copy):
+    """Run upkeep writes through its own Memory, so the live watcher sees the journal move
+    while it runs: the status bar said "another program changed this memory" (seen at
+    1280×800). The watcher polls every 10 ms here, so it sees the first of upkeep's journal
+    rows before the job reports."""
+    from pulse_desktop.main_window import MainWindow
+
+    win = MainWindow()
+    qtbot.addWidget(win)
+    assert win.open_path(demo_copy)
+    watcher = win.live.watcher
+    watcher.stop()
+    watcher.poll_s = 0.01
+    watcher.start(demo_copy, win.session.marks)
+    said: list[str] = []
+    win.session.message.connect(said.append)
+    view = win.tab("Review")
+    view.now = NOW
+    run_upkeep(qtbot, view)
+    qtbot.wait(int(win.live.min_gap_s * 1000) + 500)
+    assert not [line for line in said if "another program" in line], said
+    assert "Updated: upkeep is adding proposals to this memory" in said    # views followed
+    win.close()
+
+
+def test_another_memory_does_not_show_the_last_ones_upkeep_note(qtbot, view, session,
+                                                               tmp_path):
+    """After Run upkeep, opening another memory kept 'Upkeep proposed … 19 old faint
+    memories …' above a queue that held none of them (seen at 1280×800)."""
+    run_upkeep(qtbot, view)
+    assert view.note.text().startswith("Upkeep proposed")
+    other = tmp_path / "other.db"
+    Memory.open(other, create=True).close()
+    session.open(other)
+    assert view.items == [] and view.note.text() == ""

@@ -193,3 +193,25 @@ def test_reembed_in_background(qtbot, session, tmp_path, monkeypatch):
     assert d.active_label.text() == b
     assert d.embed_progress.value() == d.embed_progress.maximum()
     assert session.memory.stats()["embedding_models"] == {a: 5, b: 5}
+
+
+def test_the_key_table_shows_every_header_and_cell_whole(qtbot, dialog, qapp):
+    """The Model aliases tab at the dialog's size, with the app's style sheet: the key table's
+    four columns were stretched equally, so at 1280×800 'environment variable' was cut on both
+    sides, and 'anthropic / claude-haiku-4-5' ended in … with no tooltip to read it whole."""
+    from pulse_desktop.style import QSS
+    from pulse_desktop.ui_audit import clipped_texts
+
+    before = qapp.styleSheet()
+    qapp.setStyleSheet(QSS)
+    try:
+        dialog.tabs.setCurrentIndex(1)
+        dialog.models_edit.setPlainText(GOOD)
+        assert dialog.validate() is True
+        dialog.show()
+        qtbot.waitExposed(dialog)
+        assert clipped_texts(dialog.keys_table) == []
+        header = dialog.keys_table.horizontalHeader()
+        assert header.sectionSize(2) >= header.sectionSizeHint(2)   # 'environment variable'
+    finally:
+        qapp.setStyleSheet(before)

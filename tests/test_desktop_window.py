@@ -484,3 +484,41 @@ def test_term_help_explains_every_breakdown_term():
                  "anchor", "date", "dense_relevance", "bm25", "bm25_norm",
                  "fusion_dense_weight", "score"):
         assert len(TERM_HELP[term]) > 20
+
+
+def shown_in_status_bar(win: MainWindow) -> str:
+    """What the status bar's left side shows: a passing message, else its labels."""
+    from PySide6.QtWidgets import QLabel
+
+    return win.statusBar().currentMessage() or " ".join(
+        label.text() for label in win.statusBar().findChildren(QLabel) if label.isVisible())
+
+
+def test_the_memory_line_comes_back_after_a_passing_message(qtbot, window):
+    """The status bar's 'demo.db · 197 events · 51 entities · journal 562 rows' was itself a
+    passing message: the first message after it ('Pin e048 as core wound', or a menu item
+    under the mouse) wiped it for good (seen at 1280×800)."""
+    events = sql(window, "SELECT COUNT(*) FROM events")[0][0]
+    qtbot.waitUntil(lambda: f"{events} events" in shown_in_status_bar(window), timeout=30_000)
+    window.statusBar().showMessage("Pin e048 as core wound", 50)
+    qtbot.wait(200)
+    assert f"{events} events" in shown_in_status_bar(window)
+    window.statusBar().clearMessage()           # what a menu item without a tip does
+    assert f"{events} events" in shown_in_status_bar(window)
+
+
+def test_a_brush_that_leaves_out_the_selected_event_chooses_no_other(qtbot, window):
+    """Baba Vera died (2021) selected, then a range brushed over 2024: the navigator's list
+    lost that row, its current row moved to the range's first event, and that event was
+    chosen — the detail panel and the graph went to an event nobody picked (seen at
+    1280×800)."""
+    e025 = sql(window, "SELECT id FROM events WHERE key = 'e025'")[0][0]
+    window.session.select("event", e025)
+    window.show_tab("Timeline")
+    canvas = window.timeline.canvas
+    qtbot.waitExposed(canvas)
+    canvas.fit()
+    _brush(canvas, "2024-01-01T00:00:00Z", "2025-01-01T00:00:00Z")
+    assert window.session.brush[0]
+    qtbot.wait(50)
+    assert window.session.selection in (("event", e025), None)

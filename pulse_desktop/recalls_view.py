@@ -29,7 +29,7 @@ from pulse_desktop.session import MemorySession
 
 MAX_ROWS = 2000
 TOOL_NAMES = {"recall": "recall", "brief": "session brief", "get_event": "opened an event",
-              "retrieve": "retrieve (CLI)"}
+              "retrieve": "retrieve (CLI)", "why": "what led to it (why)"}
 # The factors whose product is the score first, then any other numeric term, as recorded.
 TERM_ORDER = ("relevance", "recency_factor", "emotion", "state", "anchor", "date", "cosine",
               "confidence_floor", "days_ago")
@@ -50,6 +50,8 @@ def question(record: dict[str, Any]) -> str:
     if record["tool"] == "brief":
         budget = record["request"].get("budget")
         return f"session brief ({budget} tokens)" if budget else "session brief"
+    if record["tool"] == "why" and not record["query"]:
+        return f"what led to event {record['request'].get('event', '?')}"
     return f"“{record['query']}”" if record["query"] else "(no question)"
 
 
@@ -137,7 +139,9 @@ class ResultsModel(QAbstractTableModel):
 
     def columns(self) -> list[str]:
         scored = any(isinstance(r.get("score"), (int, float)) for r in self.rows)
-        return ["#", "Event", *(["Score"] if scored else []), *self.terms]
+        chained = any(isinstance(r.get("hops"), int) for r in self.rows)   # a why record
+        return ["#", "Event", *(["Links back"] if chained else []),
+                *(["Score"] if scored else []), *self.terms]
 
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.rows)
@@ -167,6 +171,8 @@ class ResultsModel(QAbstractTableModel):
                 key = f"[{r['key']}] " if r.get("key") else ""
                 return f"{key}{r.get('title') or '#' + str(r.get('id'))}"
             name = self.columns()[col]
+            if name == "Links back":
+                return "asked about" if r.get("hops") is None else str(r["hops"])
             value = r.get("score") if name == "Score" else (r.get("terms") or {}).get(name)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 return "" if value is None else str(value)
@@ -193,8 +199,9 @@ class RecallsView(QWidget):
         title.setStyleSheet("font-size: 12pt; font-weight: 600; color: #1f2733;")
         title.setMinimumWidth(title.sizeHint().width())
         self.enabled = QCheckBox("Log recalls")
-        self.enabled.setToolTip("Record every recall, brief and opened event the companion "
-                                "asks for (kept in this memory file, never in its content)")
+        self.enabled.setToolTip("Record every recall, why, brief and opened event the "
+                                "companion asks for (kept in this memory file, never in its "
+                                "content)")
         self.enabled.toggled.connect(self._set_enabled)
         self.retention = QSpinBox()
         self.retention.setRange(1, 36500)
@@ -309,7 +316,8 @@ class RecallsView(QWidget):
         self.split.setVisible(bool(rows))
         self.empty.setText(
             "Nothing was recalled yet. When a companion connected through `pulse mcp` recalls, "
-            "loads its brief or opens an event, the moment appears here with what it got back."
+            "asks what led to something, loads its brief or opens an event, the moment appears "
+            "here with what it got back."
             if settings["enabled"] else
             "The recall log is off for this memory: turn on “Log recalls” to see what the "
             "companion recalls.")

@@ -28,7 +28,8 @@ class RecallMark:
 
     def tip(self) -> str:
         what = (f"“{self.query}”" if self.query else
-                "the session brief" if self.tool == "brief" else "an event by id")
+                "the session brief" if self.tool == "brief" else
+                "what led to an event" if self.tool == "why" else "an event by id")
         return (f"{self.ts[:16].replace('T', ' ')} UTC · {self.client} recalled {what}\n"
                 f"{self.count} result{'s' if self.count != 1 else ''} · click to open it in "
                 "Recalls")

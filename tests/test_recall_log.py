@@ -57,6 +57,25 @@ def mem(memory: Memory) -> Memory:
     return memory
 
 
+def test_a_companion_recall_is_logged_with_its_titles_not_their_frames(mem: Memory) -> None:
+    from core.mcp_server import PulseTools
+
+    served = PulseTools(mem).call("recall", {"query": "abandoned at the station", "top_k": 2},
+                                  client="companion")
+    assert served["results"][0]["title"] == "<memory_data>Left alone at the station</memory_data>"
+    [listed] = mem.recalls()
+    assert listed["top"][0]["title"] == "Left alone at the station"
+    record = mem.recall_record(listed["id"])
+    assert record["results"][0]["title"] == "Left alone at the station"
+    raw = mem.conn.execute("SELECT response FROM recall_log").fetchone()[0]
+    assert "memory_data" not in raw
+    # a record an earlier version wrote with the frame still reads as the words
+    mem.conn.execute("UPDATE recall_log SET response = replace(response, ?, ?)",
+                     ('"Left alone at the station"',
+                      '"<memory_data>Left alone at the station</memory_data>"'))
+    assert mem.recalls()[0]["top"][0]["title"] == "Left alone at the station"
+
+
 def test_a_logged_retrieve_keeps_ranks_scores_and_breakdowns_but_no_memory_text(
         mem: Memory) -> None:
     digest, head = mem.digest(), mem.stats()["journal_head"]

@@ -27,6 +27,16 @@ def wrap(text: str, tag: str = MEMORY_TAG) -> str:
     return f"<{tag}>{neutralise(text, tag)}</{tag}>"
 
 
+def unwrap(text: str, tag: str = MEMORY_TAG) -> str:
+    """The stored text inside a frame `wrap` made (its defused delimiters given back); any other
+    text as it is."""
+    opening, closing = f"<{tag}>", f"</{tag}>"
+    if not (text.startswith(opening) and text.endswith(closing)):
+        return text
+    inner = text[len(opening):len(text) - len(closing)]
+    return re.sub(r"&lt;(\s*/?\s*" + re.escape(tag) + r")", r"<\1", inner, flags=re.IGNORECASE)
+
+
 def wrap_fields(row: dict[str, Any], keys: Iterable[str], tag: str = MEMORY_TAG
                 ) -> dict[str, Any]:
     """A copy of `row` with the string values of `keys` framed."""

@@ -23,6 +23,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from core.errors import PulseError, ValidationError
+from core.privacy.frame import unwrap
 from core.store.commands import execute, transaction
 from core.store.sqlite import sqlite3
 
@@ -115,13 +116,21 @@ def purge(conn: sqlite3.Connection, now: datetime | str | None = None) -> int:
 
 def _results_of_retrieve(out: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The response to keep (every key but the memory's text) and its ranked results."""
-    kept = {k: v for k, v in out.items() if k not in ("query", "results")}
+    kept = {k: v for k, v in out.items() if k not in ("query", "results", "frame")}
     results = []
     for rank, item in enumerate(out.get("results") or [], start=1):
         if isinstance(item, dict):
-            results.append({"rank": rank, **{k: v for k, v in item.items()
-                                             if k not in _TEXT_KEYS}})
+            results.append(_unframed({"rank": rank, **{k: v for k, v in item.items()
+                                                       if k not in _TEXT_KEYS}}))
     return kept, results
+
+
+def _unframed(result: dict[str, Any]) -> dict[str, Any]:
+    """A result's title as stored, not inside the <memory_data> frame the companion read it in
+    (the frame is how it travelled; the log and its readers want the words)."""
+    if isinstance(result.get("title"), str):
+        result["title"] = unwrap(result["title"])
+    return result
 
 
 def _results_of_why(conn: sqlite3.Connection, out: dict[str, Any]
@@ -258,7 +267,8 @@ def parse_since(value: str | None, now: datetime | str | None = None) -> str | N
 
 def _row(row: sqlite3.Row, full: bool) -> dict[str, Any]:
     response = json.loads(row["response"] or "{}")
-    results = response.pop("results", [])
+    # records written before titles were kept unframed are read as if they had been
+    results = [_unframed(r) if isinstance(r, dict) else r for r in response.pop("results", [])]
     out = {"id": row["id"], "ts": row["ts"], "tool": row["tool"], "client": row["client"],
            "query": row["query"], "scorer": row["scorer"],
            "state": json.loads(row["state"]) if row["state"] else None,

@@ -355,7 +355,11 @@ class MainWindow(QMainWindow):
 
     def _can_curate(self, kinds: tuple[str, ...]) -> bool:
         selection = self.session.selection
-        if self.session.memory is None or selection is None or selection[0] not in kinds:
+        if self.session.memory is None:
+            self.statusBar().showMessage("Open a memory first (File ▸ Open, or the demo on the "
+                                         "start page).", 8000)
+            return False
+        if selection is None or selection[0] not in kinds:
             self.statusBar().showMessage("Select an item first (in the navigator, the graph, "
                                          "the timeline or the beliefs table).", 8000)
             return False

@@ -82,6 +82,11 @@ def test_empty_start_offers_three_ways_in(qtbot, messages):
     texts = {b.text() for b in win.start.findChildren(QPushButton)}
     assert {"Open demo memory", "Import conversations…", "Open…"} <= texts
     assert not win.export_html_action.isEnabled()
+    # Edit and Erase with nothing open point at opening a memory, not at a selection
+    win.edit_item_action.trigger()
+    assert win.statusBar().currentMessage().startswith("Open a memory first")
+    win.erase_item_action.trigger()
+    assert win.statusBar().currentMessage().startswith("Open a memory first")
 
 
 def test_open_demo_memory_builds_it_in_a_worker(qtbot, tmp_path, monkeypatch, messages):

@@ -118,7 +118,7 @@ class IngestView(QWidget):
         self.last_summary: dict[str, Any] | None = None
         self.setAcceptDrops(True)
         self._build()
-        session.opened.connect(self._refresh_state)
+        session.opened.connect(self._opened)
         session.changed.connect(self._memory_changed)
         self._refresh_state()
 
@@ -250,6 +250,14 @@ class IngestView(QWidget):
                                              Qt.ItemDataRole.ToolTipRole)
         if current:
             self.extractor_combo.setCurrentText(current)
+
+    def _opened(self) -> None:
+        if self.job is None:            # the last import's summary was another memory's
+            self.summary.clear()
+            self.summary.setToolTip("")
+            self.last_summary = None
+            self.progress.reset()
+        self._refresh_state()
 
     def _refresh_state(self) -> None:
         busy = self.job is not None

@@ -207,6 +207,21 @@ def test_a_cancelled_import_leaves_the_bar_at_what_it_read(qtbot, view, session,
     assert "160 messages read" in view.summary.toPlainText()
 
 
+def test_another_memory_opens_without_the_last_imports_summary(qtbot, view, session,
+                                                                  tmp_path):
+    from core.memory import Memory
+
+    view.add_paths([write_chat(tmp_path / "chat.json", 6)])
+    with qtbot.waitSignal(view.importFinished, timeout=600_000):
+        view.start_import()
+    assert "6 messages read" in view.summary.toPlainText() and view.last_summary
+    other = tmp_path / "other.db"
+    Memory.open(other, create=True).close()
+    session.open(other)
+    assert view.summary.toPlainText() == "" and view.last_summary is None
+    assert view.progress.value() in (-1, view.progress.minimum())
+
+
 def test_merge_proposals_listed_and_resolved(qtbot, view, session, tmp_path):
     chat = write_chat(tmp_path / "chat.json", 40)
     with qtbot.waitSignal(view.importFinished, timeout=600_000):

@@ -67,6 +67,8 @@ def counts_sentence(d: dict[str, Any]) -> str:
     if d.get("glossary_candidates"):
         sentences.append(f"{_n(int(d['glossary_candidates']), 'new name')} proposed for the "
                          "fiction glossary.")
+    if ev.get("curated"):
+        sentences.append(f"{_n(int(ev['curated']), 'curated event')} added from a corpus.")
     if ev.get("superseded"):
         sentences.append(f"{_n(int(ev['superseded']), 'event')} replaced by edited messages.")
     if d.get("merge_proposals"):

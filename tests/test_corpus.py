@@ -136,6 +136,29 @@ def test_reimport_adds_nothing(memory: Memory) -> None:
     assert memory.digest() == digest
 
 
+def test_a_corpus_beside_a_chat_counts_in_the_total(memory: Memory, tmp_path: Path) -> None:
+    from pulse_desktop.ingest_summary import counts_sentence
+
+    corpus = tmp_path / "corpus.json"
+    corpus.write_text(json.dumps(GOOD), encoding="utf-8")
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps([{"id": "m1", "speaker": "Maya", "ts": "2026-10-02T09:00:00Z",
+                                 "text": "I went hiking with Leo by the lake today."}]),
+                    encoding="utf-8")
+    summary = memory.import_files([corpus, chat])
+    by_file = {Path(f["file"]).name: f for f in summary["files"]}
+    made, talk = by_file["corpus.json"], by_file["chat.json"]
+    total = summary["total"]
+    assert total["events"]["curated"] == made["events"] == 3
+    for key in ("entities", "relations", "facts"):
+        assert total[key] == made[key] + talk[key], key
+    assert total["observations"] == talk["observations"]
+    assert "3 curated events added from a corpus." in counts_sentence(total)
+    # a chat alone keeps the total's shape: no curated key
+    again = memory.import_files([chat])
+    assert "curated" not in again["total"]["events"]
+
+
 def test_malformed_file_is_one_clear_error(tmp_path: Path, memory: Memory) -> None:
     path = tmp_path / "broken.json"
     path.write_text('{"format": "pulse-corpus/1", "events": [', encoding="utf-8")

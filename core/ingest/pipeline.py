@@ -86,16 +86,19 @@ class Counts:
     skipped: int = 0
     assistant_turns: int = 0
     glossary_candidates: int = 0
+    curated: int = 0             # events of pulse-corpus/1 files (the total only)
     errors: list[str] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
+        events = {"vivid": self.vivid, "pooled": self.pooled, "distilled": self.distilled,
+                  "absorbed": self.absorbed, "superseded": self.superseded}
+        if self.curated:
+            events["curated"] = self.curated
         return {"observations": {"new": self.new, "duplicate": self.duplicate,
                                  "versioned": self.versioned,
                                  "assistant_turns": self.assistant_turns},
                 "glossary_candidates": self.glossary_candidates,
-                "events": {"vivid": self.vivid, "pooled": self.pooled,
-                           "distilled": self.distilled, "absorbed": self.absorbed,
-                           "superseded": self.superseded},
+                "events": events,
                 "entities": self.entities, "merge_proposals": self.merge_proposals,
                 "relations": self.relations, "facts": self.facts, "links": self.links,
                 "skipped": self.skipped, "errors": self.errors}
@@ -701,6 +704,10 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
                       "glossary_candidates"):
                 setattr(totals, k, getattr(totals, k) + r[k])
             totals.errors += r["errors"]
+        elif r.get("format") == "pulse-corpus/1":    # a corpus: what it added counts too
+            for k in ("entities", "relations", "facts"):
+                setattr(totals, k, getattr(totals, k) + int(r.get(k, 0)))
+            totals.curated += int(r.get("events", 0))
     summary["total"] = totals.summary()
     withheld = sum(r.get("withheld_segments", 0) for r in results)
     if withheld:

@@ -159,6 +159,21 @@ def test_a_corpus_beside_a_chat_counts_in_the_total(memory: Memory, tmp_path: Pa
     assert "curated" not in again["total"]["events"]
 
 
+def test_a_year_before_1000_keeps_four_digits_and_sorts_first(memory: Memory) -> None:
+    # strftime's %Y wrote "900-05-01…", which sorts after "2026-…" as text
+    data = {"format": "pulse-corpus/1", "entities": [], "events": [
+        {"key": "now", "title": "Coffee in the abbey ruins", "ts": "2026-01-01"},
+        {"key": "old", "title": "The abbey burned", "ts": "0900-05-01",
+         "domain": "fiction_content"}]}
+    memory.import_corpus(data)
+    by_ts = [k for (k,) in memory.conn.execute("SELECT key FROM events ORDER BY ts")]
+    assert by_ts == ["old", "now"]
+    out = memory.retrieve("the abbey burned", top_k=2, now="0001-01-01T00:00:00Z",
+                          abstain=False)
+    assert out["now"] == "0001-01-01T00:00:00Z"
+    assert {r["key"]: r["ts"] for r in out["results"]}["old"] == "0900-05-01T00:00:00Z"
+
+
 def test_malformed_file_is_one_clear_error(tmp_path: Path, memory: Memory) -> None:
     path = tmp_path / "broken.json"
     path.write_text('{"format": "pulse-corpus/1", "events": [', encoding="utf-8")

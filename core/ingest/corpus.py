@@ -41,7 +41,7 @@ def normalise_ts(value: Any, label: str) -> str:
         raise ValidationError(f"{label}: ts {shown(value)} is not ISO-8601") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 class _Checker:

@@ -11,7 +11,7 @@ from core.store.sqlite import sqlite3
 
 
 def format_iso(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def envelope(query: str, effective: str, scorer: str, now: datetime, *,

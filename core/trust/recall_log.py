@@ -49,7 +49,7 @@ def _now(now: datetime | str | None) -> datetime:
 
 
 def _iso(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
+    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def exists(conn: sqlite3.Connection) -> bool:

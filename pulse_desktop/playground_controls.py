@@ -63,7 +63,7 @@ def help_for(term: str) -> str:
 
 
 def iso_utc(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 class ClickSlider(QSlider):

@@ -549,3 +549,31 @@ def test_tab_reaches_the_graph_with_a_visible_ring(viewer):
     style = viewer.js("(function(){var s=getComputedStyle(document.activeElement);"
                       "return [s.outlineStyle, s.outlineWidth, s.outlineOffset]})()")
     assert style[0] == "solid" and style[1] == "3px" and style[2] == "-3px"
+
+
+def test_an_empty_memory_says_so_and_one_node_is_counted_as_one(qtbot, tmp_path):
+    """An empty export showed a blank canvas and an empty legend box: it read as broken."""
+    with Memory.open(tmp_path / "empty.db", create=True) as mem:
+        export_html(mem, tmp_path / "empty.html")
+    v = Viewer(qtbot, tmp_path / "empty.html")
+    try:
+        assert v.js("pulseViewer.nodeCount()") == 0
+        assert v.js("document.getElementById('status').textContent") == \
+            "This memory is empty: nothing to show yet."
+        assert v.js("getComputedStyle(document.getElementById('status')).display") != "none"
+        assert v.js("getComputedStyle(document.getElementById('legend')).display") == "none"
+        assert v.js("document.getElementById('count').textContent") == "0 nodes"
+        assert v.interceptor.requests == [] and v.js("pulseViewer.error") is None
+    finally:
+        v.close()
+    with Memory.open(tmp_path / "one.db", create=True) as mem:
+        mem.import_corpus({"format": "pulse-corpus/1", "entities": [], "events": [
+            {"key": "e1", "title": "First walk by the river", "ts": "2026-05-01T08:00:00Z"}]})
+        export_html(mem, tmp_path / "one.html")
+    v = Viewer(qtbot, tmp_path / "one.html")
+    try:
+        assert v.js("document.getElementById('count').textContent") == "1 node"
+        assert v.js("document.getElementById('status').textContent") == ""
+        assert v.js("getComputedStyle(document.getElementById('legend')).display") != "none"
+    finally:
+        v.close()

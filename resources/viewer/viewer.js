@@ -282,7 +282,8 @@
     viewer.drawnAt = performance.now();
     viewer.timings.drawn = viewer.drawnAt;
     viewer.ready = true;
-    status.textContent = "";
+    // an empty canvas alone reads as a broken page
+    status.textContent = data.nodes.length ? "" : "This memory is empty: nothing to show yet.";
     viewer.firstDrawVisible = visibleCount;   // what the first frame showed
     notifyBridge("viewerReady", { nodes: data.nodes.length, edges: data.edges.length, drawnAt: viewer.drawnAt,
                                   visible: visibleCount });
@@ -406,7 +407,7 @@
   }
   function updateCount() {
     $("count").textContent = visibleCount === data.nodes.length
-      ? fmt(data.nodes.length) + " nodes"
+      ? fmt(data.nodes.length) + (data.nodes.length === 1 ? " node" : " nodes")
       : fmt(visibleCount) + " of " + fmt(data.nodes.length) + " shown";
   }
 
@@ -606,6 +607,7 @@
   // -- legend ---------------------------------------------------------------------------------
   (function legend() {
     var box = $("legend");
+    if (!data.nodes.length) { box.hidden = true; return; }   // else an empty box
     var row = el("div", "row");
     DOMAINS.forEach(function (d) {
       if (!domainCounts[d]) return;

@@ -577,3 +577,30 @@ def test_an_empty_memory_says_so_and_one_node_is_counted_as_one(qtbot, tmp_path)
         assert v.js("getComputedStyle(document.getElementById('legend')).display") != "none"
     finally:
         v.close()
+
+
+def test_the_long_search_hint_is_chosen_only_where_it_shows_whole(qtbot, demo_db, tmp_path):
+    """Chromium clips a search field's placeholder about 15 px before the padding (the clear
+    button keeps its place): at 800 px wide the 51-node export showed 'Search names, facts,
+    events..'. Wherever the long hint is chosen, the text box leaves that room."""
+    with Memory.open(demo_db, read_only=True) as mem:
+        export_html(mem, tmp_path / "entities.html", include_events=False)
+    v = Viewer(qtbot, tmp_path / "entities.html")
+    spare = ("(function(){var s=document.getElementById('search'),c=document.createElement("
+             "'canvas').getContext('2d'),st=getComputedStyle(s);c.font=st.font;return [s.placeholder,"
+             " s.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight)"
+             " - c.measureText(s.placeholder).width]})()")
+    try:
+        long_seen = short_seen = 0
+        for width in range(780, 842, 4):
+            v.view.resize(width, 600)
+            v.qtbot.wait(120)
+            hint, room_left = v.js(spare)
+            if hint == "Search names, facts, events…":
+                long_seen += 1
+                assert room_left >= 16, (width, room_left)
+            else:
+                short_seen += 1
+        assert long_seen and short_seen           # the sweep crossed the switch
+    finally:
+        v.close()

@@ -1106,7 +1106,10 @@
   function fitSearchHint() {
     var ctx = document.createElement("canvas").getContext("2d");
     ctx.font = getComputedStyle(searchBox).font;
-    var room = searchBox.clientWidth - 20;
+    // Chromium clips a search field's placeholder about 15 px before its padding (the clear
+    // button keeps its place even while the field is empty)
+    var style = getComputedStyle(searchBox);
+    var room = searchBox.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 16;
     searchBox.placeholder = ctx.measureText(longHint).width <= room ? longHint : "Search…";
   }
   window.addEventListener("resize", fitSearchHint);

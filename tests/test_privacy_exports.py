@@ -21,7 +21,7 @@ CORPUS = {"format": "pulse-corpus/1",
                         "aliases": ["Tomasz", "Tomek"]},
                        {"key": "lena", "name": "Lena Frost", "kind": "person"},
                        {"key": "dad", "name": "Papa's death", "kind": "safety_boundary",
-                        "do_not_probe": True}],
+                        "do_not_probe": True, "aliases": ["how Papa died at the dacha"]}],
           "events": [
               {"key": "e1", "title": "Tomasz left in the night",
                "description": "Tomek packed the blue suitcase while everyone slept.",
@@ -36,10 +36,14 @@ CORPUS = {"format": "pulse-corpus/1",
                "description": "Cold water, then a long breakfast with the swim club.",
                "ts": "2026-04-10T09:00:00Z", "entities": ["me"]}],
           "facts": [{"entity": "me", "text": "Nadia keeps a dream diary by the bed."},
-                    {"entity": "tom", "text": "Tomasz Reyes moved to Gdansk."}]}
+                    {"entity": "tom", "text": "Tomasz Reyes moved to Gdansk."},
+                    {"entity": "dad", "text": "Pavel collapsed in the dacha's garden."}]}
 
 NAMES = ["Tomasz", "Tomek", "Tomasz Reyes", "Lena Frost", "Lena"]
-BEHIND = ["The call from the hospital", "Heart attack at sixty-one"]
+# what a boundary withholds: its events, and what its own entity says of the topic beyond its
+# name (the brief shows only the name too)
+BEHIND = ["The call from the hospital", "Heart attack at sixty-one", "how Papa died at the dacha",
+          "collapsed in the dacha's garden"]
 EVENT_TEXT = ["ordered soup", "blue suitcase", "long breakfast with the swim club"]
 FACT_TEXT = ["dream diary"]
 
@@ -80,7 +84,9 @@ def test_each_level_leaves_out_what_it_says(tmp_path: Path, memory_path: Path, l
     assert summary["redaction"] == level
     assert summary["withheld"]["events_behind_boundaries"] == 1
     _absent(raw, NAMES + BEHIND, level)
-    _present(raw, ["[ex-partner]", "Morning swim at the lido"], level)
+    _present(raw, ["[ex-partner]", "Morning swim at the lido", "Papa's death"], level)
+    # the redacted person's key ("tom") is a handle on the name: searching "tom" would find them
+    assert b'"key":"tom"' not in raw
     if level == "names":
         _present(raw, ["long breakfast with the swim club", "dream diary"], level)
     else:
@@ -129,3 +135,25 @@ def test_the_journal_export_holds_no_redacted_name_and_replays(tmp_path: Path,
         assert replayed.verify() == []
         assert replayed.policy("tom")["name"] == "[ex-partner]"
         assert replayed.policy("tom")["policy"] == "redact"
+
+
+def test_no_export_holds_the_source_text_of_an_event_behind_a_boundary(tmp_path: Path) -> None:
+    """One journal entry becomes several events and entities: an event behind a boundary
+    leaves out its source text, so that text must not come back as the observation of an
+    event or an entity cut from the same entry (it did, in the default export)."""
+    journal = tmp_path / "journal.txt"
+    journal.write_text("2026-02-03\n\nMama called at six. Papa died last night in Yekaterinburg, "
+                       "a heart attack at the dacha, and Aunt Olga found him on the kitchen "
+                       "floor.\n\n2026-02-10\n\nCoffee with Dana Whitfield at Juniper and Grind. "
+                       "We laughed about the espresso machine.\n", encoding="utf-8")
+    with Memory.open(tmp_path / "m.db", create=True) as memory:
+        memory.import_files(journal, fmt="text", me="Nadia")
+        memory.set_policy("Yekaterinburg", do_not_probe=True)
+        for level in ("names", "no-event-text", "titles-only"):
+            out = tmp_path / f"{level}.html"
+            summary = memory.export_html(out, redact=level)
+            assert summary["withheld"]["events_behind_boundaries"] >= 1
+            raw = out.read_bytes()
+            _absent(raw, ["a heart attack at the dacha", "found him on the kitchen floor"], level)
+            if level == "names":
+                _present(raw, ["We laughed about the espresso machine."], level)

@@ -549,3 +549,58 @@ def test_tab_reaches_the_graph_with_a_visible_ring(viewer):
     style = viewer.js("(function(){var s=getComputedStyle(document.activeElement);"
                       "return [s.outlineStyle, s.outlineWidth, s.outlineOffset]})()")
     assert style[0] == "solid" and style[1] == "3px" and style[2] == "-3px"
+
+
+def test_an_empty_memory_says_so_and_one_node_is_counted_as_one(qtbot, tmp_path):
+    """An empty export showed a blank canvas and an empty legend box: it read as broken."""
+    with Memory.open(tmp_path / "empty.db", create=True) as mem:
+        export_html(mem, tmp_path / "empty.html")
+    v = Viewer(qtbot, tmp_path / "empty.html")
+    try:
+        assert v.js("pulseViewer.nodeCount()") == 0
+        assert v.js("document.getElementById('status').textContent") == \
+            "This memory is empty: nothing to show yet."
+        assert v.js("getComputedStyle(document.getElementById('status')).display") != "none"
+        assert v.js("getComputedStyle(document.getElementById('legend')).display") == "none"
+        assert v.js("document.getElementById('count').textContent") == "0 nodes"
+        assert v.interceptor.requests == [] and v.js("pulseViewer.error") is None
+    finally:
+        v.close()
+    with Memory.open(tmp_path / "one.db", create=True) as mem:
+        mem.import_corpus({"format": "pulse-corpus/1", "entities": [], "events": [
+            {"key": "e1", "title": "First walk by the river", "ts": "2026-05-01T08:00:00Z"}]})
+        export_html(mem, tmp_path / "one.html")
+    v = Viewer(qtbot, tmp_path / "one.html")
+    try:
+        assert v.js("document.getElementById('count').textContent") == "1 node"
+        assert v.js("document.getElementById('status').textContent") == ""
+        assert v.js("getComputedStyle(document.getElementById('legend')).display") != "none"
+    finally:
+        v.close()
+
+
+def test_the_long_search_hint_is_chosen_only_where_it_shows_whole(qtbot, demo_db, tmp_path):
+    """Chromium clips a search field's placeholder about 15 px before the padding (the clear
+    button keeps its place): at 800 px wide the 51-node export showed 'Search names, facts,
+    events..'. Wherever the long hint is chosen, the text box leaves that room."""
+    with Memory.open(demo_db, read_only=True) as mem:
+        export_html(mem, tmp_path / "entities.html", include_events=False)
+    v = Viewer(qtbot, tmp_path / "entities.html")
+    spare = ("(function(){var s=document.getElementById('search'),c=document.createElement("
+             "'canvas').getContext('2d'),st=getComputedStyle(s);c.font=st.font;return [s.placeholder,"
+             " s.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight)"
+             " - c.measureText(s.placeholder).width]})()")
+    try:
+        long_seen = short_seen = 0
+        for width in range(780, 842, 4):
+            v.view.resize(width, 600)
+            v.qtbot.wait(120)
+            hint, room_left = v.js(spare)
+            if hint == "Search names, facts, events…":
+                long_seen += 1
+                assert room_left >= 16, (width, room_left)
+            else:
+                short_seen += 1
+        assert long_seen and short_seen           # the sweep crossed the switch
+    finally:
+        v.close()

@@ -60,18 +60,26 @@ def page_data(memory: Any, *, domains: Any = None, redact: bool | str | None = F
     `redact`: False/None is the owner's own view (the app's Graph tab: everything as stored);
     a level of core/export/redaction.py (names | no-event-text | titles-only; True means
     no-event-text) is a page that leaves the owner's view: policies and boundaries apply."""
-    from core.export.redaction import check_level, redact_graph, redact_observations
+    from core.export.redaction import (
+        check_level,
+        redact_graph,
+        redact_observations,
+        withheld_observations,
+    )
     from core.privacy.outside import OutsideView
 
     level = "no-event-text" if redact is True else (check_level(redact) if redact else None)
     graph = build_graph(memory, include_events=include_events, domains=domains)
     withheld: dict[str, int] = {}
     view = None
+    hidden_sources: set[int] = set()
     if level is not None:
         view = OutsideView(getattr(memory, "conn", memory))
         withheld = redact_graph(graph, view, level)
+        hidden_sources = withheld_observations(view)
     positions = layout(graph, seed=seed)
-    observations = observation_texts(memory, graph) if level in (None, "names") else {}
+    observations = observation_texts(memory, graph, exclude=hidden_sources) \
+        if level in (None, "names") else {}
     if view is not None:
         observations = redact_observations(observations, view, level)
     if title is None:

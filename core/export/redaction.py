@@ -17,7 +17,7 @@ from typing import Any
 import networkx as nx
 
 from core.errors import PulseError
-from core.graph.builder import event_node
+from core.graph.builder import entity_node, event_node
 from core.privacy.outside import OutsideView
 
 LEVELS = ("names", "no-event-text", "titles-only")
@@ -56,11 +56,15 @@ def redact_graph(graph: nx.MultiDiGraph, view: OutsideView, level: str) -> dict[
         person = view.policies.person(attrs["db_id"])
         attrs["label"] = view.entity_name(attrs["db_id"], attrs.get("label", ""))
         named = person is not None and person.policy == "redact"
-        attrs["aliases"] = [] if named or level == "titles-only" else \
+        # a boundary shows only its name, as the brief does: its facts and aliases are the topic
+        boundary = person is not None and person.do_not_probe
+        if named:
+            attrs["key"] = None        # a key ("tom") is a handle on the name, and searchable
+        attrs["aliases"] = [] if named or boundary or level == "titles-only" else \
             [view.text(a) for a in attrs.get("aliases", [])]
-        attrs["description"] = "" if level == "titles-only" else \
+        attrs["description"] = "" if boundary or level == "titles-only" else \
             view.text(attrs.get("description", ""))
-        attrs["facts"] = [] if level == "titles-only" else \
+        attrs["facts"] = [] if boundary or level == "titles-only" else \
             [{**f, "text": view.text(f["text"])} for f in attrs.get("facts", [])]
         attrs["events"] = [e for e in attrs.get("events", []) if e not in withheld_events]
     for _src, _dst, attrs in graph.edges(data=True):
@@ -69,8 +73,26 @@ def redact_graph(graph: nx.MultiDiGraph, view: OutsideView, level: str) -> dict[
             "entities_not_captured": len(hidden_entities)}
 
 
+def withheld_observations(view: OutsideView) -> set[int]:
+    """The source text of every event behind a boundary (its observation and evidence). One
+    entry is cut into several events and entities: shown as the observation of any of them,
+    it would carry what the boundary withholds."""
+    events = view.withheld("")
+    if not events:
+        return set()
+    out = {int(o) for e, o in view.conn.execute(
+        "SELECT id, source_observation FROM events WHERE source_observation IS NOT NULL")
+        if int(e) in events}
+    out |= {int(o) for o, e in view.conn.execute(
+        "SELECT observation_id, row_id FROM evidence WHERE row_kind = 'event'")
+        if int(e) in events}
+    return out
+
+
 def redact_observations(observations: dict[str, list[str]], view: OutsideView, level: str
                         ) -> dict[str, list[str]]:
     if check_level(level) != "names":
         return {}
-    return {node: [view.text(t) for t in texts] for node, texts in observations.items()}
+    boundaries = {entity_node(p.id) for p in view.boundaries}
+    return {node: [view.text(t) for t in texts] for node, texts in observations.items()
+            if node not in boundaries}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
 import networkx as nx
@@ -182,15 +182,16 @@ def _dominant_emotions(conn: sqlite3.Connection) -> dict[int, dict[str, float]]:
 
 
 def observation_texts(memory_or_conn: Any, graph: nx.MultiDiGraph, *, per_entity: int = 3,
-                      max_chars: int = 2000) -> dict[str, list[str]]:
+                      max_chars: int = 2000, exclude: Collection[int] = ()
+                      ) -> dict[str, list[str]]:
     """The observation text behind each node: an event's source observation (and evidence);
     an entity's evidence rows, else the observations of its first events. Redacted
-    (forgotten) observations are never returned."""
+    (forgotten) observations, and those in `exclude`, are never returned."""
     conn = _connection(memory_or_conn)
     texts: dict[int, str] = {}
     for oid, text, redacted in conn.execute(
             "SELECT id, content_text, redacted FROM observations"):
-        if not redacted and text:
+        if not redacted and text and int(oid) not in exclude:
             texts[int(oid)] = text if len(text) <= max_chars else text[:max_chars] + "…"
     evidence: dict[tuple[str, int], list[int]] = defaultdict(list)
     for oid, kind, row_id in conn.execute(

@@ -282,7 +282,8 @@
     viewer.drawnAt = performance.now();
     viewer.timings.drawn = viewer.drawnAt;
     viewer.ready = true;
-    status.textContent = "";
+    // an empty canvas alone reads as a broken page
+    status.textContent = data.nodes.length ? "" : "This memory is empty: nothing to show yet.";
     viewer.firstDrawVisible = visibleCount;   // what the first frame showed
     notifyBridge("viewerReady", { nodes: data.nodes.length, edges: data.edges.length, drawnAt: viewer.drawnAt,
                                   visible: visibleCount });
@@ -406,7 +407,7 @@
   }
   function updateCount() {
     $("count").textContent = visibleCount === data.nodes.length
-      ? fmt(data.nodes.length) + " nodes"
+      ? fmt(data.nodes.length) + (data.nodes.length === 1 ? " node" : " nodes")
       : fmt(visibleCount) + " of " + fmt(data.nodes.length) + " shown";
   }
 
@@ -606,6 +607,7 @@
   // -- legend ---------------------------------------------------------------------------------
   (function legend() {
     var box = $("legend");
+    if (!data.nodes.length) { box.hidden = true; return; }   // else an empty box
     var row = el("div", "row");
     DOMAINS.forEach(function (d) {
       if (!domainCounts[d]) return;
@@ -1104,7 +1106,10 @@
   function fitSearchHint() {
     var ctx = document.createElement("canvas").getContext("2d");
     ctx.font = getComputedStyle(searchBox).font;
-    var room = searchBox.clientWidth - 20;
+    // Chromium clips a search field's placeholder about 15 px before its padding (the clear
+    // button keeps its place even while the field is empty)
+    var style = getComputedStyle(searchBox);
+    var room = searchBox.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 16;
     searchBox.placeholder = ctx.measureText(longHint).width <= room ? longHint : "Search…";
   }
   window.addEventListener("resize", fitSearchHint);

@@ -73,6 +73,20 @@ def release(holder: subprocess.Popen) -> None:
     assert holder.wait(timeout=60) == 0, holder.stderr.read()
 
 
+def call_while_held(companion: McpProcess, holder: subprocess.Popen, tool: str,
+                    arguments: dict) -> tuple[bool, dict]:
+    """The companion's call, made while `holder` keeps the write lock; the holder lets go once
+    the call is waiting for it. (is_error, answer)."""
+    answers: list = []
+    call = threading.Thread(target=lambda: answers.append(
+        companion.call(tool, arguments, timeout=120)))
+    call.start()
+    time.sleep(LOCK_WAIT_S)
+    release(holder)
+    call.join(timeout=150)
+    return answers[0]
+
+
 def test_remember_while_another_program_stores_the_same_note(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     with Memory.open(db, create=True) as memory:
@@ -80,15 +94,8 @@ def test_remember_while_another_program_stores_the_same_note(tmp_path: Path) -> 
     companion = McpProcess(db, "test-companion")
     try:  # warm: the embedder is loaded, so the call reaches the lock at once
         assert companion.call("remember", {"text": "A quiet morning.", "ts": TS})[0] is False
-        holder = hold(db, "remember", NOTE, TS)
-        answers: list = []
-        call = threading.Thread(target=lambda: answers.append(
-            companion.call("remember", {"text": NOTE, "ts": TS}, timeout=120)))
-        call.start()
-        time.sleep(LOCK_WAIT_S)
-        release(holder)
-        call.join(timeout=150)
-        is_error, answer = answers[0]
+        is_error, answer = call_while_held(companion, hold(db, "remember", NOTE, TS),
+                                           "remember", {"text": NOTE, "ts": TS})
         assert is_error is False, answer
         assert answer["duplicate"] is True and answer["events"] == []
         assert companion.close() == 0
@@ -134,15 +141,9 @@ def remember_while_held(db: Path, note: str, *holding: str) -> None:
     companion = McpProcess(db, "test-companion")
     try:
         assert companion.call("remember", {"text": "A quiet morning.", "ts": TS})[0] is False
-        holder = hold(db, *holding)
-        answers: list = []
-        call = threading.Thread(target=lambda: answers.append(companion.call(
-            "remember", {"text": note, "ts": TS}, timeout=120)))
-        call.start()
-        time.sleep(LOCK_WAIT_S)
-        release(holder)
-        call.join(timeout=150)
-        assert answers[0][0] is False, answers[0][1]
+        is_error, answer = call_while_held(companion, hold(db, *holding), "remember",
+                                           {"text": note, "ts": TS})
+        assert is_error is False, answer
         assert companion.close() == 0
     finally:
         if companion.proc.poll() is None:
@@ -211,15 +212,8 @@ def test_an_event_erased_while_a_recall_is_logged_stays_out_of_the_log(tmp_path:
     companion = McpProcess(db, "test-companion")
     try:
         assert companion.call("recall", {"query": "a calm day", "top_k": 1})[0] is False
-        holder = hold(db, "forget", "event:e1")
-        answers: list = []
-        call = threading.Thread(target=lambda: answers.append(companion.call(
-            "recall", {"query": "the Zanzibar station argument", "top_k": 2}, timeout=120)))
-        call.start()
-        time.sleep(LOCK_WAIT_S)
-        release(holder)
-        call.join(timeout=150)
-        is_error, served = answers[0]
+        is_error, served = call_while_held(companion, hold(db, "forget", "event:e1"), "recall",
+                                           {"query": "the Zanzibar station argument", "top_k": 2})
         assert is_error is False, served
         assert erased in [r["id"] for r in served["results"]]   # scored before the erasure
         assert companion.close() == 0

@@ -157,6 +157,15 @@ class RawServer:
                        "params": {"name": name, "arguments": arguments}})
         return self.wait_for(ident, timeout)
 
+    def handshake(self, client: str) -> None:
+        """initialize (request 1) and the initialized notification, as a client opens."""
+        import mcp_types
+
+        self.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": mcp_types.LATEST_PROTOCOL_VERSION, "capabilities": {},
+            "clientInfo": {"name": client, "version": "1"}}})
+        assert "result" in self.wait_for(1)
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
     def close(self) -> int:
         self.proc.stdin.close()
@@ -178,8 +187,6 @@ def tool_error(reply: dict) -> str:
 
 
 def test_mcp_refuses_oversized_and_malformed_input(tmp_path: Path) -> None:
-    import mcp_types
-
     db = tmp_path / "m.db"
     with Memory.open(db, create=True) as memory:
         memory.import_corpus(CORPUS)
@@ -187,11 +194,7 @@ def test_mcp_refuses_oversized_and_malformed_input(tmp_path: Path) -> None:
 
     server = RawServer(db)
     try:
-        server.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": mcp_types.LATEST_PROTOCOL_VERSION, "capabilities": {},
-            "clientInfo": {"name": "reliability", "version": "1"}}})
-        assert "result" in server.wait_for(1)
-        server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        server.handshake("reliability")
         assert not listening(server.proc.pid), listening(server.proc.pid)
 
         # malformed frames: the server must survive them (and answer the next request)
@@ -261,19 +264,13 @@ def test_mcp_answers_arguments_with_a_lone_surrogate(tmp_path: Path) -> None:
     """A client that cuts text by UTF-16 units splits an emoji and sends half of it as a lone
     escape ("\\ud83d"). The SDK's parser refuses such a frame, so the call went unanswered and
     the companion waited forever. Like an invalid UTF-8 byte, the half is read as U+FFFD."""
-    import mcp_types
-
     db = tmp_path / "m.db"
     with Memory.open(db, create=True) as memory:
         memory.import_corpus(CORPUS)
 
     server = RawServer(db)
     try:
-        server.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": mcp_types.LATEST_PROTOCOL_VERSION, "capabilities": {},
-            "clientInfo": {"name": "surrogates", "version": "1"}}})
-        assert "result" in server.wait_for(1)
-        server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        server.handshake("surrogates")
         recall = server.call(2, "recall", {"query": "argument with Dana \ud83d", "top_k": 1})
         assert not recall["result"].get("isError"), recall
         answer = json.loads(recall["result"]["content"][0]["text"])

@@ -8,7 +8,8 @@ Roots: ``event:ID``, ``fact:ID``, ``relation:ID``, ``entity:ID|KEY|NAME``, ``obs
 - entity: the entity (name, aliases, description), its relations, facts (and their evidence)
   and its links to events;
 - observation: its text and evidence, and the events and facts it alone supports.
-Then, repeatedly, the observations that supported nothing but erased rows.
+Then, repeatedly, the observations that supported no event or fact but erased ones (their
+evidence of entities and relations goes with them; the entities and relations stay).
 
 ``cascade`` on an entity is "everything about a person": beyond the above, the events linked
 to it or quoting one of its names, the observations quoting a name (or spoken by it), the
@@ -311,7 +312,9 @@ def _other_support(plan: Plan, kind: str, row_id: int) -> bool:
 
 
 def _orphaned_observations(plan: Plan) -> set[int]:
-    """Observations whose every supported row (and every event sourced from it) is erased."""
+    """Observations whose every supported event and fact (and every event sourced from it) is
+    erased. Evidence of an entity or relation does not keep one: a message that named someone
+    is also that person's evidence, and would otherwise keep an erased event's very words."""
     conn = plan.conn
     candidates: set[int] = {int(r["observation_id"]) for r in plan.rows.get("evidence", {}).values()}
     candidates |= {int(r["source_observation"]) for r in plan.rows.get("events", {}).values()
@@ -319,7 +322,8 @@ def _orphaned_observations(plan: Plan) -> set[int]:
     out = set()
     for obs in candidates - plan.observations - plan.keep["observation"]:
         support = conn.execute("SELECT observation_id, row_kind, row_id FROM evidence WHERE "
-                               "observation_id = ?", (obs,)).fetchall()
+                               "observation_id = ? AND row_kind IN ('event', 'fact')",
+                               (obs,)).fetchall()
         if any(not plan.has("evidence", tuple(r)) for r in support):
             continue
         sourced = {r[0] for r in conn.execute("SELECT id FROM events WHERE source_observation = ?",

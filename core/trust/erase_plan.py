@@ -31,6 +31,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from core.errors import PulseError
+from core.privacy.policy import spellings
 from core.store.changes import table_keys
 from core.store.sqlite import sqlite3
 
@@ -87,8 +88,9 @@ def _names_of(name: str, aliases: str | None) -> list[str]:
 
 
 def name_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
-    """Whole-word, case-insensitive match of any of the names (None when there are none)."""
-    words = sorted({n.strip() for n in names if len(n.strip()) >= 2}, key=len, reverse=True)
+    """Whole-word, case-insensitive match of any of the names, composed or decomposed (None
+    when there are none)."""
+    words = sorted(spellings(names), key=len, reverse=True)
     if not words:
         return None
     return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in words) + r")(?!\w)",

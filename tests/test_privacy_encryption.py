@@ -289,3 +289,23 @@ def test_a_rekey_killed_before_its_journal_was_deleted_opens_with_the_old_passph
     # the new passphrase was never committed: it stays wrong, in one line
     wrong = cli(encrypted, "stats", env={"PULSE_PASSPHRASE": "second secret"})
     assert wrong.returncode == 1 and "wrong passphrase" in wrong.stderr
+
+
+def test_a_killed_decrypt_leaves_no_plain_copy_behind(encrypted: Path, tmp_path: Path) -> None:
+    """`pulse decrypt` writes the plain copy beside the memory and renames it over it; killed
+    before the rename, the memory stays encrypted and the hidden plain copy (and its journal)
+    stayed too, for good. The next open of the memory removes such leftovers."""
+    plain = tmp_path / "plain.db"
+    with Memory.open(plain, create=True) as memory:
+        memory.import_corpus(CORPUS)
+    leftovers = [tmp_path / ".e.db.decrypting", tmp_path / ".e.db.decrypting-journal",
+                 tmp_path / ".e.db.encrypting", tmp_path / ".e.db.bak-3.converting"]
+    for leftover in leftovers:
+        leftover.write_bytes(plain.read_bytes())
+    unrelated = tmp_path / ".other.db.decrypting"
+    unrelated.write_bytes(b"not ours")
+    opened = cli(encrypted, "stats", env={"PULSE_PASSPHRASE": "first secret"})
+    assert opened.returncode == 0, opened.stderr
+    assert [p.name for p in leftovers if p.exists()] == []
+    assert unrelated.exists()
+    assert b"harbour" not in b"".join(p.read_bytes() for p in tmp_path.glob(".e.db*"))

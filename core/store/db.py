@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import time
 from datetime import datetime, timezone
+from glob import escape as glob_escape
 from importlib import resources
 from pathlib import Path
 
@@ -238,7 +239,21 @@ def connect(path: str | Path, *, create: bool = False, read_only: bool = False,
             # 2.7-3.1 s on a connection opened after): the caller gets a fresh one.
             conn.close()
             conn = _open(path, target, read_only, key, new_salt, secret, salt)
+        _remove_interrupted_conversions(path)
     return conn
+
+
+# What encrypt / decrypt write beside a memory (and its backups) before one rename
+CONVERSIONS = (".{name}.encrypting", ".{name}.decrypting", ".{name}.bak-*.converting")
+
+
+def _remove_interrupted_conversions(path: Path) -> None:
+    """Leftovers of an encrypt or decrypt killed before its rename; a decrypt's is a plain
+    copy of the memory. A conversion holds the memory to itself until its rename, so one this
+    connection could open and prepare is over."""
+    for pattern in CONVERSIONS:
+        for leftover in path.parent.glob(pattern.format(name=glob_escape(path.name)) + "*"):
+            leftover.unlink(missing_ok=True)
 
 
 def _open(path: Path, target: str, read_only: bool, key: str | None, new_salt: bytes | None,

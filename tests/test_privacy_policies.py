@@ -320,3 +320,24 @@ def test_redact_reaches_the_recall_log_the_speakers_and_the_merge_reasons(tmp_pa
     raw = b"".join(p.read_bytes() for p in tmp_path.glob("m.db*") if p.is_file())
     # only the entity row (the owner's view) and the journal row that inserted it
     assert raw.count(b"Quillborvek") <= 2, raw.count(b"Quillborvek")
+
+
+def test_a_name_with_a_letter_beyond_ascii_is_one_name_and_redacts_whole(tmp_path: Path) -> None:
+    """The name finder read 'Quillbørvek' as 'Quillb' + 'rvek': a person 'Quillb' was made from
+    her message, and stayed in every export after the real one was redacted."""
+    from core.ingest.names import name_candidates
+
+    assert name_candidates("I never told anyone that Quillbørvek hurt me. I told Łukasz.") == [
+        "Quillbørvek", "Łukasz"]
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps([
+        {"id": "c1", "speaker": "Nadia", "ts": "2026-10-20T09:00:00Z",
+         "text": "I never told anyone that Quillbørvek hurt me at the lake house."},
+        {"id": "c2", "speaker": "Quillbørvek", "ts": "2026-10-22T09:00:00Z",
+         "text": "You will regret this forever, Nadia."}]), encoding="utf-8")
+    with Memory.open(tmp_path / "m.db", create=True) as memory:
+        memory.import_files([chat])
+        memory.set_policy("Quillbørvek", "redact", label="[ex]")
+        out = tmp_path / "viewer.html"
+        memory.export_html(out)
+    assert "Quillb" not in out.read_text(encoding="utf-8")

@@ -234,3 +234,78 @@ def test_workers_of_a_process_reopen_without_asking(encrypted: Path) -> None:
         with Memory.open(encrypted, read_only=True) as worker:   # the app's worker pattern
             assert worker.stats()["counts"]["events"] == 2
         assert held.verify() == []
+
+
+def _journal_of(pages: bytes, page_size: int) -> bytes:
+    """A rollback journal holding `pages` as SQLite's pager writes one (pager.c: header of
+    one sector, then page number, page, checksum per page)."""
+    import struct
+
+    sector, nonce = 512, 0x5EED
+    count = len(pages) // page_size
+    header = (bytes.fromhex("d9d505f920a163d7")
+              + struct.pack(">IIIII", count, nonce, count, sector, page_size))
+    out = [header.ljust(sector, b"\0")]
+    for number in range(count):
+        page = pages[number * page_size:(number + 1) * page_size]
+        checksum = nonce + sum(page[i] for i in range(page_size - 200, 0, -200))
+        out.append(struct.pack(">I", number + 1) + page + struct.pack(">I", checksum & 0xFFFFFFFF))
+    return b"".join(out)
+
+
+def test_a_rekey_killed_before_its_journal_was_deleted_opens_with_the_old_passphrase(
+        encrypted: Path, tmp_path: Path) -> None:
+    """SIGKILL in `pulse rekey` after it wrote pages under the new key but before its rollback
+    journal was deleted leaves a hot -journal beside a file whose first page no key reads.
+    SQLite's recovery (any read-write open) rolls it back to the old file; a read-only or
+    immutable check ignores it, and the memory read as 'wrong passphrase' with either
+    passphrase. The state is built as the pager leaves it: the rekeyed pages in the file, the
+    old ones in the journal."""
+    from core.store import cipher
+    from core.store.sqlite import sqlite3
+
+    def keyed(path: Path, passphrase: str):
+        conn = sqlite3.connect(str(path), isolation_level=None)
+        conn.execute(cipher.key_pragma(cipher.derive(passphrase, path.read_bytes()[:16])))
+        return conn
+
+    conn = keyed(encrypted, "first secret")
+    conn.execute("PRAGMA journal_mode=DELETE")       # as rekey runs (it leaves WAL first)
+    conn.close()
+    old_pages = encrypted.read_bytes()
+    rekeyed = tmp_path / "rekeyed.db"
+    rekeyed.write_bytes(old_pages)
+    conn = keyed(rekeyed, "first secret")
+    conn.execute(cipher.rekey_pragma(cipher.derive("second secret", old_pages[:16])))
+    conn.close()
+    encrypted.write_bytes(rekeyed.read_bytes())
+    Path(f"{encrypted}-journal").write_bytes(_journal_of(old_pages, 4096))
+
+    opened = cli(encrypted, "--json", "stats", env={"PULSE_PASSPHRASE": "first secret"})
+    assert opened.returncode == 0, opened.stderr
+    assert json.loads(opened.stdout)["counts"]["events"] == 2
+    assert not Path(f"{encrypted}-journal").exists()
+    assert cli(encrypted, "verify", env={"PULSE_PASSPHRASE": "first secret"}).returncode == 0
+    # the new passphrase was never committed: it stays wrong, in one line
+    wrong = cli(encrypted, "stats", env={"PULSE_PASSPHRASE": "second secret"})
+    assert wrong.returncode == 1 and "wrong passphrase" in wrong.stderr
+
+
+def test_a_killed_decrypt_leaves_no_plain_copy_behind(encrypted: Path, tmp_path: Path) -> None:
+    """`pulse decrypt` writes the plain copy beside the memory and renames it over it; killed
+    before the rename, the memory stays encrypted and the hidden plain copy (and its journal)
+    stayed too, for good. The next open of the memory removes such leftovers."""
+    plain = tmp_path / "plain.db"
+    with Memory.open(plain, create=True) as memory:
+        memory.import_corpus(CORPUS)
+    leftovers = [tmp_path / ".e.db.decrypting", tmp_path / ".e.db.decrypting-journal",
+                 tmp_path / ".e.db.encrypting", tmp_path / ".e.db.bak-3.converting"]
+    for leftover in leftovers:
+        leftover.write_bytes(plain.read_bytes())
+    unrelated = tmp_path / ".other.db.decrypting"
+    unrelated.write_bytes(b"not ours")
+    opened = cli(encrypted, "stats", env={"PULSE_PASSPHRASE": "first secret"})
+    assert opened.returncode == 0, opened.stderr
+    assert [p.name for p in leftovers if p.exists()] == []
+    assert unrelated.exists()
+    assert b"harbour" not in b"".join(p.read_bytes() for p in tmp_path.glob(".e.db*"))

@@ -293,3 +293,51 @@ def test_the_demo_boundary_is_a_real_do_not_probe(demo_db: Path) -> None:
         keys = [r["key"] for r in memory.retrieve("Papa's funeral", now=NOW, top_k=10)
                 ["results"]]
         assert "e133" in keys
+
+
+def test_redact_reaches_the_recall_log_the_speakers_and_the_merge_reasons(tmp_path: Path) -> None:
+    """Beyond events and facts: a logged recall keeps the titles it returned (shown by `pulse
+    recalls show`), a chat keeps who spoke each message, a merge proposal its reason."""
+    from core.store.commands import execute
+
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps([
+        {"id": "c1", "speaker": "Quillborvek", "ts": "2026-10-22T09:00:00Z",
+         "text": "You will regret the Mirtholen evening forever."}]), encoding="utf-8")
+    with Memory.open(tmp_path / "m.db", create=True) as memory:
+        memory.import_files([chat])
+        who = memory.conn.execute("SELECT id FROM entities WHERE canonical_name = 'Quillborvek'"
+                                  ).fetchone()[0]
+        execute(memory.conn, actor="import", op="merge.propose", subject=f"entity:{who}",
+                changes=[{"t": "merge_proposals", "a": "insert", "row": {
+                    "id": 1, "keep_entity": who, "merge_entity": who + 1000, "similarity": 0.7,
+                    "status": "pending", "reason": "'Quillborvek' ~ 'Quill'"}}])
+        memory.retrieve("Quillborvek regret Mirtholen", now=NOW, top_k=3, log="companion")
+        memory.set_policy(who, "redact", label="[ex]")
+        record = memory.recall_record(memory.recalls()[0]["id"])
+        assert "Quillborvek" not in json.dumps(record, ensure_ascii=False)
+        assert any(r.get("title", "").startswith("[ex]") for r in record["results"])
+    raw = b"".join(p.read_bytes() for p in tmp_path.glob("m.db*") if p.is_file())
+    # only the entity row (the owner's view) and the journal row that inserted it
+    assert raw.count(b"Quillborvek") <= 2, raw.count(b"Quillborvek")
+
+
+def test_a_name_with_a_letter_beyond_ascii_is_one_name_and_redacts_whole(tmp_path: Path) -> None:
+    """The name finder read 'Quillbørvek' as 'Quillb' + 'rvek': a person 'Quillb' was made from
+    her message, and stayed in every export after the real one was redacted."""
+    from core.ingest.names import name_candidates
+
+    assert name_candidates("I never told anyone that Quillbørvek hurt me. I told Łukasz.") == [
+        "Quillbørvek", "Łukasz"]
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps([
+        {"id": "c1", "speaker": "Nadia", "ts": "2026-10-20T09:00:00Z",
+         "text": "I never told anyone that Quillbørvek hurt me at the lake house."},
+        {"id": "c2", "speaker": "Quillbørvek", "ts": "2026-10-22T09:00:00Z",
+         "text": "You will regret this forever, Nadia."}]), encoding="utf-8")
+    with Memory.open(tmp_path / "m.db", create=True) as memory:
+        memory.import_files([chat])
+        memory.set_policy("Quillbørvek", "redact", label="[ex]")
+        out = tmp_path / "viewer.html"
+        memory.export_html(out)
+    assert "Quillb" not in out.read_text(encoding="utf-8")

@@ -199,3 +199,33 @@ def test_cli_cascade_dry_run_then_erase(mem: Memory) -> None:
     assert re.match(r"forgot entity:8: \d+ rows erased", done.stdout)
     assert pulse(path, "verify").returncode == 0
     assert hits_in_files(sqlite_files(path)) == {}
+
+
+@pytest.mark.parametrize("stored_form", ["NFD", "NFC"])
+def test_a_name_written_decomposed_is_the_same_name(tmp_path: Path, stored_form: str) -> None:
+    """macOS and some keyboards write 'ë' as 'e' + a combining diaeresis: the same name, other
+    bytes. Everything about Zoë must take the message that names her that way, and a redact
+    must rewrite it."""
+    import unicodedata
+
+    said = unicodedata.normalize(stored_form, "Zoë")
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps([
+        {"id": "z1", "speaker": "Zoë", "ts": "2026-10-20T09:00:00Z",
+         "text": "I am moving to Tallinn next month."},
+        {"id": "z2", "speaker": "Nadia", "ts": "2026-10-21T09:00:00Z",
+         "text": f"I cried when {said} said she would leave me for Orlaith."}]),
+        encoding="utf-8")
+    for step in ("cascade", "redact"):
+        path = tmp_path / f"{step}.db"
+        with Memory.open(path, create=True) as memory:
+            memory.import_files([chat])
+            if step == "cascade":
+                memory.forget("entity:Zoë", cascade=True)
+            else:
+                memory.set_policy("entity:Zoë", "redact", label="[friend]")
+        if step == "cascade":
+            assert hits_in_files(sqlite_files(path), (said.encode(), b"for Orlaith")) == {}
+        else:   # only the owner's view keeps her name: the entity row and its journal insert
+            left = hits_in_files(sqlite_files(path), (said.encode(),))
+            assert sum(left.values()) <= 2, left

@@ -158,3 +158,36 @@ def test_cli_forget(mem: Memory, db_path: Path) -> None:
     bad = subprocess.run([sys.executable, "-m", "core.cli", "--db", str(db_path), "forget",
                           "event:e2"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 1 and "no such event" in bad.stderr
+
+
+def test_forget_a_chat_event_takes_its_words_when_the_message_named_someone(
+        memory: Memory, db_path: Path, tmp_path: Path) -> None:
+    """A message naming a person is also the evidence of that person's entity (and of the
+    relations the extractor drew): that must not keep the erased event's words in the file."""
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps([
+        {"id": "c1", "speaker": "Nadia", "ts": "2026-10-20T09:00:00Z",
+         "text": "I never told anyone that Quillborvek hurt me at the Zarnowiec lake house."},
+        {"id": "c2", "speaker": "Nadia", "ts": "2026-10-21T09:00:00Z",
+         "text": "Dana took me for a long walk and I laughed."}]), encoding="utf-8")
+    memory.import_files([chat])
+    event = memory.conn.execute("SELECT id, source_observation FROM events"
+                                " WHERE description LIKE '%Zarnowiec%'").fetchone()
+    assert memory.conn.execute("SELECT COUNT(*) FROM evidence WHERE observation_id = ?"
+                               " AND row_kind = 'entity'", (event[1],)).fetchone()[0] > 0
+    forget(memory, f"event:{event[0]}")
+    for needle in ("Zarnowiec lake house", "never told anyone"):
+        assert needle.encode() not in file_bytes(db_path)
+        assert traces(memory, needle) == []
+    # the people it named stay (forget entity:… --cascade is how they go), and so does Dana's walk
+    names = {r[0] for r in memory.conn.execute("SELECT canonical_name FROM entities")}
+    assert "Quillborvek" in names
+    assert memory.conn.execute("SELECT COUNT(*) FROM observations WHERE content_text LIKE"
+                               " '%Dana took me%'").fetchone()[0] == 1
+    assert memory.verify() == []
+    export = tmp_path / "j.jsonl"
+    export_journal(memory, export)
+    assert "Zarnowiec lake" not in export.read_text(encoding="utf-8")
+    replay(export, tmp_path / "r.db")
+    with Memory.open(tmp_path / "r.db") as rebuilt:
+        assert rebuilt.digest() == memory.digest()

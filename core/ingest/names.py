@@ -50,7 +50,7 @@ Syria Taiwan Thailand Tunisia Turkey Ukraine Uruguay Venezuela Vietnam Wales Afr
 America Antarctica Hawaii Alaska Texas California Florida
 """.split())
 
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
+_TOKEN = re.compile(r"[^\W\d_](?:[^\W\d_]|['’\-])*")  # letters of any script: 'Quillbørvek' is one name
 _QUOTED = re.compile(r"\"[^\"\n]{1,300}\"|“[^”\n]{1,300}”|(?<!\w)['‘][^'’‘\n]{1,300}['’](?!\w)")
 _GREETING = re.compile(r"(?i)(?:^|\W)(?:hey|hi|hello|thanks|thank you|thx|congrats|"
                        r"congratulations|bye|dear|good (?:morning|night|evening)|sorry|"

@@ -7,9 +7,10 @@
   corrections, the recall log), in the same journal row as the policy; their entity row stays
   (names only, description blanked) so the importer recognises them later.
 - redact / summary_only: the stored text is rewritten (events, facts, observations, relations,
-  other entities' descriptions; vectors of changed events re-embedded), as one journaled change
-  set with the policy (op "policy.apply"). The journal's earlier payloads get the same rewrite
-  (marked redacted: the hash chain still verifies), the recall log's questions and the LLM
+  other entities' descriptions, a chat's speakers, merge reasons, storylines; vectors of changed
+  events re-embedded), as one journaled change set with the policy (op "policy.apply"). The
+  journal's earlier payloads get the same rewrite (marked redacted: the hash chain still
+  verifies), the recall log (questions, states, the titles a recall returned) and the LLM
   bookkeeping too; then the file is compacted so the old text is in no byte of it or its WAL.
 
 An applied tightening is a barrier for undo, like an erasure.
@@ -44,7 +45,8 @@ from core.trust.corrections import writable
 TEXT_COLUMNS = (("events", "id", ("title", "description")), ("facts", "id", ("text",)),
                 ("observations", "id", ("content_text", "actors")),
                 ("relations", "id", ("context",)), ("entities", "id", ("description",)),
-                ("corrections", "id", ("note",)))
+                ("corrections", "id", ("note",)), ("pool_segments", "event_id", ("speaker",)),
+                ("merge_proposals", "id", ("reason",)), ("storylines", "key", ("title", "summary")))
 
 
 def set_policy(memory: Any, ref: str | int, policy: str | None = None, *,
@@ -251,10 +253,14 @@ def _rewrite_bookkeeping(conn: sqlite3.Connection, person: Person,
     """The recall log's questions and the LLM's kept outputs (not journaled bookkeeping)."""
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     if "recall_log" in tables:
-        for log_id, query in conn.execute("SELECT id, query FROM recall_log").fetchall():
-            new = rewrite(query or "")
-            if new != query:
-                conn.execute("UPDATE recall_log SET query = ? WHERE id = ?", (new, log_id))
+        # the question, the state and the kept response (its effective query, the titles)
+        for log_id, query, state, response in conn.execute(
+                "SELECT id, query, state, response FROM recall_log").fetchall():
+            new = (rewrite(query or ""), _rewrite_json(state, rewrite) if state else state,
+                   _rewrite_json(response, rewrite) if response else response)
+            if new != (query, state, response):
+                conn.execute("UPDATE recall_log SET query = ?, state = ?, response = ?"
+                             " WHERE id = ?", (*new, log_id))
     if "ingest_jobs" in tables and person.pattern is not None:
         columns = {r[1] for r in conn.execute("PRAGMA table_info(ingest_jobs)")}
         for column in ("triage", "extraction", "rejected", "last_error"):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -63,9 +64,21 @@ def names_of(name: str, aliases: str | list[str] | None) -> list[str]:
     return [n for n in dict.fromkeys([name, *extra]) if n and len(n.strip()) >= 2]
 
 
+def spellings(names: Iterable[str]) -> set[str]:
+    """Each name as given, composed and decomposed: 'Zoë' typed on one keyboard and pasted
+    from another are the same name in other bytes (NFC vs NFD)."""
+    out = set()
+    for name in names:
+        name = name.strip()
+        if len(name) >= 2:
+            out |= {name, unicodedata.normalize("NFC", name), unicodedata.normalize("NFD", name)}
+    return out
+
+
 def name_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
-    """Whole-word, case-insensitive; longest name first (so "Tom Reyes" wins over "Tom")."""
-    words = sorted({n.strip() for n in names if len(n.strip()) >= 2}, key=len, reverse=True)
+    """Whole-word, case-insensitive, in either Unicode form; longest name first (so "Tom
+    Reyes" wins over "Tom")."""
+    words = sorted(spellings(names), key=len, reverse=True)
     if not words:
         return None
     return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in words) + r")(?!\w)",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import time
 from datetime import datetime, timezone
+from glob import escape as glob_escape
 from importlib import resources
 from pathlib import Path
 
@@ -99,6 +100,8 @@ def _inspect(path: Path, key: str | None = None) -> tuple[int, int, int, frozens
     normal way. A file this process already has open was checked when it was first opened: it
     gets no page check again (that costs a read of the whole file for every worker)."""
     held = locks.held_in_process(path)
+    if not held and Path(f"{path}-journal").exists():
+        _recover_hot_journal(path, key)
     for attempt in (1, 2):
         immutable = not held and not Path(f"{path}-wal").exists()
         try:
@@ -113,6 +116,29 @@ def _inspect(path: Path, key: str | None = None) -> tuple[int, int, int, frozens
                                  ) from None
             raise StoreError(f"{path}: not a readable Pulse memory ({exc})") from None
     raise AssertionError("unreachable")
+
+
+def _recover_hot_journal(path: Path, key: str | None) -> None:
+    """A write killed in rollback-journal mode (encrypt, decrypt and rekey leave WAL for their
+    run) leaves a hot -journal: the file holds some new pages, the journal the old ones. A
+    read-only or immutable open ignores or refuses it — a rekey killed midway then read as
+    'wrong passphrase' with either passphrase. Any read-write open restores the last committed
+    file (SQLite's own recovery, before it reads a page), so one is made first. It copies the
+    journal's pages back as they are, whichever key it holds: a wrong one changes nothing
+    that was committed."""
+    try:
+        # no wait: a journal beside a file another program is writing is not hot
+        conn = sqlite3.connect(str(path), isolation_level=None, timeout=0)
+    except sqlite3.Error:
+        return
+    try:
+        if key is not None:
+            conn.execute(cipher.key_pragma(key))
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    except sqlite3.DatabaseError:
+        pass    # a wrong key or not SQLite: the check that follows says which, in one line
+    finally:
+        conn.close()
 
 
 def _read_identity(path: Path, *, immutable: bool, page_check: bool,
@@ -213,7 +239,21 @@ def connect(path: str | Path, *, create: bool = False, read_only: bool = False,
             # 2.7-3.1 s on a connection opened after): the caller gets a fresh one.
             conn.close()
             conn = _open(path, target, read_only, key, new_salt, secret, salt)
+        _remove_interrupted_conversions(path)
     return conn
+
+
+# What encrypt / decrypt write beside a memory (and its backups) before one rename
+CONVERSIONS = (".{name}.encrypting", ".{name}.decrypting", ".{name}.bak-*.converting")
+
+
+def _remove_interrupted_conversions(path: Path) -> None:
+    """Leftovers of an encrypt or decrypt killed before its rename; a decrypt's is a plain
+    copy of the memory. A conversion holds the memory to itself until its rename, so one this
+    connection could open and prepare is over."""
+    for pattern in CONVERSIONS:
+        for leftover in path.parent.glob(pattern.format(name=glob_escape(path.name)) + "*"):
+            leftover.unlink(missing_ok=True)
 
 
 def _open(path: Path, target: str, read_only: bool, key: str | None, new_salt: bytes | None,

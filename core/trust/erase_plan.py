@@ -8,7 +8,8 @@ Roots: ``event:ID``, ``fact:ID``, ``relation:ID``, ``entity:ID|KEY|NAME``, ``obs
 - entity: the entity (name, aliases, description), its relations, facts (and their evidence)
   and its links to events;
 - observation: its text and evidence, and the events and facts it alone supports.
-Then, repeatedly, the observations that supported nothing but erased rows.
+Then, repeatedly, the observations that supported no event or fact but erased ones (their
+evidence of entities and relations goes with them; the entities and relations stay).
 
 ``cascade`` on an entity is "everything about a person": beyond the above, the events linked
 to it or quoting one of its names, the observations quoting a name (or spoken by it), the
@@ -30,6 +31,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from core.errors import PulseError
+from core.privacy.policy import spellings
 from core.store.changes import table_keys
 from core.store.sqlite import sqlite3
 
@@ -86,8 +88,9 @@ def _names_of(name: str, aliases: str | None) -> list[str]:
 
 
 def name_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
-    """Whole-word, case-insensitive match of any of the names (None when there are none)."""
-    words = sorted({n.strip() for n in names if len(n.strip()) >= 2}, key=len, reverse=True)
+    """Whole-word, case-insensitive match of any of the names, composed or decomposed (None
+    when there are none)."""
+    words = sorted(spellings(names), key=len, reverse=True)
     if not words:
         return None
     return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in words) + r")(?!\w)",
@@ -311,7 +314,9 @@ def _other_support(plan: Plan, kind: str, row_id: int) -> bool:
 
 
 def _orphaned_observations(plan: Plan) -> set[int]:
-    """Observations whose every supported row (and every event sourced from it) is erased."""
+    """Observations whose every supported event and fact (and every event sourced from it) is
+    erased. Evidence of an entity or relation does not keep one: a message that named someone
+    is also that person's evidence, and would otherwise keep an erased event's very words."""
     conn = plan.conn
     candidates: set[int] = {int(r["observation_id"]) for r in plan.rows.get("evidence", {}).values()}
     candidates |= {int(r["source_observation"]) for r in plan.rows.get("events", {}).values()
@@ -319,7 +324,8 @@ def _orphaned_observations(plan: Plan) -> set[int]:
     out = set()
     for obs in candidates - plan.observations - plan.keep["observation"]:
         support = conn.execute("SELECT observation_id, row_kind, row_id FROM evidence WHERE "
-                               "observation_id = ?", (obs,)).fetchall()
+                               "observation_id = ? AND row_kind IN ('event', 'fact')",
+                               (obs,)).fetchall()
         if any(not plan.has("evidence", tuple(r)) for r in support):
             continue
         sourced = {r[0] for r in conn.execute("SELECT id FROM events WHERE source_observation = ?",

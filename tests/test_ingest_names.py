@@ -39,3 +39,30 @@ def test_words_the_import_uses_in_lower_case_do_not_begin_a_name():
 def test_mentions_carry_their_kind():
     found = {m.name: m for m in names.mentions("Hey Sam, \"Dune\" was great; Leo loved it.")}
     assert found["Sam"].vocative and found["Dune"].quoted and not found["Leo"].vocative
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("I had coffee with José and Zoë yesterday.", ["José", "Zoë"]),
+    ("My colleague Björn Ångström was promoted.", ["Björn Ångström"]),
+    ("We met Łukasz and Chloé at the party.", ["Łukasz", "Chloé"]),
+])
+def test_a_name_with_accented_letters_is_whole(text, expected):
+    assert candidates(text) == expected
+
+
+def test_an_import_stores_accented_names_whole(memory, tmp_path):
+    from core.ingest import ingest_files
+
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text(
+        '{"id": "1", "speaker": "Nadia", "role": "user", "ts": "2024-04-10T10:00:00Z",'
+        ' "text": "I had coffee with my friend José and his wife Zoë in Malmö."}\n'
+        '{"id": "2", "speaker": "Nadia", "role": "user", "ts": "2024-04-11T10:00:00Z",'
+        ' "text": "My sister Éléonore moved to Genève. I met Björn Ångström there."}\n',
+        encoding="utf-8")
+    ingest_files(memory, [chat], me="Nadia")
+    stored = {(r[0], r[1]) for r in memory.conn.execute(
+        "SELECT canonical_name, kind FROM entities")}
+    assert stored == {("Nadia", "person"), ("José", "person"), ("Zoë", "person"),
+                      ("Malmö", "place"), ("Éléonore", "person"), ("Genève", "place"),
+                      ("Björn Ångström", "person")}

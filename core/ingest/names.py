@@ -50,7 +50,19 @@ Syria Taiwan Thailand Tunisia Turkey Ukraine Uruguay Venezuela Vietnam Wales Afr
 America Antarctica Hawaii Alaska Texas California Florida
 """.split())
 
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
+
+
+def _latin_letters(test) -> str:
+    """A character-class body of the Latin letters (ASCII to Latin Extended-B, and Latin
+    Extended Additional) for which `test` holds: "José", "Zoë", "Łukasz" and "Ångström" are
+    names whole, not "Jos", "Zo", "ukasz" and "ngstr"."""
+    codes = [*range(0x41, 0x250), *range(0x1E00, 0x1F00)]
+    return "".join(re.escape(chr(c)) for c in codes if test(chr(c)))
+
+
+UPPER = _latin_letters(str.isupper)   # for regexes: [{UPPER}] is a capital letter
+LOWER = _latin_letters(str.islower)
+_TOKEN = re.compile(rf"[{UPPER}{LOWER}][{UPPER}{LOWER}'’\-]*")
 _QUOTED = re.compile(r"\"[^\"\n]{1,300}\"|“[^”\n]{1,300}”|(?<!\w)['‘][^'’‘\n]{1,300}['’](?!\w)")
 _GREETING = re.compile(r"(?i)(?:^|\W)(?:hey|hi|hello|thanks|thank you|thx|congrats|"
                        r"congratulations|bye|dear|good (?:morning|night|evening)|sorry|"
@@ -60,7 +72,7 @@ _INTERJECTIONS = re.compile(
     r"hi|hello|thanks|yay|oops|ugh|so|and|but|sure|great|nice|cool|awesome|right|um|congrats|"
     r"dear|sorry|gosh|geez|nope|no|man|aha|alright|wait|look|listen|honestly|seriously)"
     r"[,!.]?\s+){0,2}")
-_SENTENCE = re.compile(r"(?<=[.!?…])[\"')\]]*\s+(?=[\"'(\[]?[A-ZА-ЯЁ0-9])|\n+")
+_SENTENCE = re.compile(rf"(?<=[.!?…])[\"')\]]*\s+(?=[\"'(\[]?[{UPPER}А-ЯЁ0-9])|\n+")
 
 
 @dataclass(frozen=True)

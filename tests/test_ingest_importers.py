@@ -230,3 +230,19 @@ def test_cli_import_prints_summary(db_path, tmp_path, capsys):
     assert main(["--db", str(db_path), "import", str(bad)]) == 1
     err = capsys.readouterr().err
     assert str(bad) in err and "line 1" in err
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16"])
+@pytest.mark.parametrize("fmt", ["chat", "chatgpt", "claude", "text"])
+def test_a_file_with_a_byte_order_mark_imports_like_plain_utf8(memory, tmp_path, fmt, encoding):
+    """Windows tools (Notepad, PowerShell) write a BOM, UTF-16 too: the same file, same result."""
+    plain = make(tmp_path, fmt)
+    marked = tmp_path / f"marked{plain.suffix}"
+    marked.write_text(plain.read_text(encoding="utf-8"), encoding=encoding)
+    assert detect_format(marked) == fmt
+    ingest_files(memory, [marked])
+    texts = [r[0] for r in memory.conn.execute("SELECT content_text FROM observations")]
+    assert texts and not any(t.startswith("\ufeff") for t in texts)
+    again = ingest_files(memory, [plain])  # the same messages: kept once
+    assert again["total"]["observations"]["new"] == 0 or fmt == "text"
+

@@ -246,3 +246,22 @@ def test_a_file_with_a_byte_order_mark_imports_like_plain_utf8(memory, tmp_path,
     again = ingest_files(memory, [plain])  # the same messages: kept once
     assert again["total"]["observations"]["new"] == 0 or fmt == "text"
 
+
+@pytest.mark.parametrize("content", ['"just a string"', "42", "null", "plain words, not JSON"])
+def test_a_json_file_that_holds_no_messages_is_refused(memory, tmp_path, content):
+    bad = tmp_path / "export.json"
+    bad.write_text(content, encoding="utf-8")
+    before = memory.digest()
+    with pytest.raises(ValidationError) as err:
+        ingest_files(memory, [bad])
+    assert str(bad) in str(err.value) and "line 1" in str(err.value)
+    assert memory.digest() == before
+
+
+@pytest.mark.parametrize("ts", ["9999-12-31T23:00:00-05:00", "0001-01-01T00:00:00+05:00"])
+def test_a_timestamp_past_the_calendar_is_one_clear_error(memory, tmp_path, ts):
+    bad = write_jsonl(tmp_path / "chat.jsonl", [{"id": "1", "speaker": "A", "text": "hi",
+                                                 "ts": ts}])
+    with pytest.raises(ValidationError) as err:
+        ingest_files(memory, [bad])
+    assert str(bad) in str(err.value) and "'ts'" in str(err.value)

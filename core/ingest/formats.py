@@ -65,6 +65,8 @@ def parse_ts(value: Any, label: str) -> str:
             return iso(datetime.fromisoformat(text))
         except ValueError:
             pass
+        except OverflowError:  # "9999-12-31T23:00-05:00" is past the calendar in UTC
+            raise ValidationError(f"{label}: timestamp {value!r} is out of range") from None
     raise ValidationError(f"{label}: timestamp {value!r} is not ISO-8601")
 
 
@@ -128,8 +130,8 @@ def detect_format(path: str | os.PathLike) -> str:
             if "chat_messages" in first:
                 return "claude"
             return "chat"
-    if path.suffix.lower() == ".jsonl":
-        return "chat"
+    if path.suffix.lower() in (".json", ".jsonl"):
+        return "chat"  # not an export, nor a note: the chat parser names what is wrong
     return "text"
 
 

@@ -86,6 +86,22 @@ def test_sources_trace_events_to_messages(memory, tmp_path):
     assert rel[0] == "sister"
 
 
+def test_a_name_after_to_is_a_place_only_where_someone_goes(memory, tmp_path):
+    """'married to Sam' or 'talked to Priya' names a person; 'moved to Boston' a place."""
+    path = write_chat(tmp_path / "c.jsonl", [
+        ("t1", "Nadia", "I got married to Sam in June!"),
+        ("t2", "Nadia", "Yesterday I talked to Priya about the move."),
+        ("t3", "Nadia", "I finally wrote to Jonas after two years."),
+        ("t4", "Nadia", "I moved to Boston last week and then flew to Denver."),
+        ("t5", "Nadia", "We are going to Lisbon in May."),
+    ])
+    ingest_files(memory, [path], me="Nadia")
+    kinds = {r[0]: r[1] for r in memory.conn.execute("SELECT canonical_name, kind FROM entities")}
+    assert {n: kinds.get(n) for n in ("Sam", "Priya", "Jonas", "Boston", "Denver", "Lisbon")} \
+        == {"Sam": "person", "Priya": "person", "Jonas": "person", "Boston": "place",
+            "Denver": "place", "Lisbon": "place"}
+
+
 def test_glossary_sets_fiction_domain_and_fiction_never_merges_into_a_person(memory, tmp_path):
     add_glossary_term(memory, "Lyra")
     path = write_chat(tmp_path / "c.jsonl", [

@@ -82,7 +82,11 @@ HEDGES = re.compile(r"\b(?:maybe|perhaps|probably|possibly|might|may be|i think|
 FIRST_PERSON = {"i", "i'm", "im", "i've", "i'd", "i'll", "me", "my", "mine", "myself", "we",
                 "we're", "we've", "our", "ours", "us", "я", "мне", "меня", "мой", "моя", "мы"}
 
-PLACE_PREP = re.compile(r"\b(?:in|to|from|visited|visiting|near)\s+(?:the\s+)?"
+# "to" names a place only where someone goes: "moved to Boston", not "married to Sam"
+_GOING = (r"(?:mov(?:e|ed|es|ing)|relocat\w*|emigrat\w*|went|go|goes|going|gone|came|come|"
+          r"comes|coming|back|return\w*|travel\w*|flew|fly|flying|flight|drove|driv\w+|rode|"
+          r"ride|walk\w*|head\w*|trip|journey|vacation|holiday|way|off|tickets?|train|bus)")
+PLACE_PREP = re.compile(rf"\b(?:in|{_GOING}\s+to|from|visited|visiting|near)\s+(?:the\s+)?"
                         rf"((?:{_NAME})(?:\s+{_NAME})?)")
 _WORD_ANY_CASE = rf"[{UPPER}][{UPPER}{LOWER}]+"
 AT_PREP = re.compile(rf"\bat\s+((?:{_WORD_ANY_CASE})(?:(?:\s+&)?\s+{_WORD_ANY_CASE})*)")

@@ -138,6 +138,23 @@ def test_a_glossary_term_that_would_match_every_text_is_refused(memory, term, pa
     assert memory.conn.execute("SELECT MAX(seq) FROM journal").fetchone()[0] == head
 
 
+def test_one_person_s_unnamed_relatives_are_never_proposed_as_one(memory, tmp_path):
+    """'my mom' and 'my grandma' are two people whose names are alike only in their wording:
+    proposing to merge Nadia's grandmother into her mother (or her brother into Tom's) is
+    wrong whoever approves it."""
+    path = write_chat(tmp_path / "c.jsonl", [
+        ("r1", "Nadia", "My mom is sick again."),
+        ("r2", "Nadia", "My grandma called to ask about her."),
+        ("r3", "Nadia", "My brother drove down from the coast."),
+        ("r4", "Tom", "My brother never calls me back."),
+    ])
+    summary = ingest_files(memory, [path], me="Nadia")
+    names = {r[0] for r in memory.conn.execute("SELECT canonical_name FROM entities")}
+    assert {"mother (of Nadia)", "grandmother (of Nadia)", "brother (of Nadia)",
+            "brother (of Tom)"} <= names
+    assert summary["total"]["merge_proposals"] == 0 and list_merge_proposals(memory) == []
+
+
 def test_similar_names_make_a_proposal_and_approval_merges(memory, tmp_path):
     path = write_chat(tmp_path / "c.jsonl", [
         ("p1", "Dana", "I had coffee with my friend Caroline at the market."),

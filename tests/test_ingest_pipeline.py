@@ -155,6 +155,24 @@ def test_one_person_s_unnamed_relatives_are_never_proposed_as_one(memory, tmp_pa
     assert summary["total"]["merge_proposals"] == 0 and list_merge_proposals(memory) == []
 
 
+def test_mom_is_the_mother_the_memory_already_knows_by_name(memory, tmp_path):
+    """Once 'my mom Maria' is known, 'Mom called' is Maria, not a second mother."""
+    first = write_chat(tmp_path / "a.jsonl", [
+        ("m1", "Nadia", "My mom Maria thinks I should move back home."),
+        ("m2", "Nadia", "Mom called again this morning and I felt guilty."),
+    ])
+    ingest_files(memory, [first], me="Nadia")
+    later = write_chat(tmp_path / "b.jsonl", [("m3", "Nadia", "My mother sent me a letter.")])
+    ingest_files(memory, [later], me="Nadia")
+    names = {r[0] for r in memory.conn.execute("SELECT canonical_name FROM entities")}
+    assert names == {"Nadia", "Maria"}
+    linked = memory.conn.execute(
+        "SELECT COUNT(DISTINCT e.source_observation) FROM events e JOIN event_entities ee"
+        " ON ee.event_id = e.id JOIN entities n ON n.id = ee.entity_id"
+        " WHERE n.canonical_name = 'Maria'").fetchone()[0]
+    assert linked == 3  # every message about her
+
+
 def test_similar_names_make_a_proposal_and_approval_merges(memory, tmp_path):
     path = write_chat(tmp_path / "c.jsonl", [
         ("p1", "Dana", "I had coffee with my friend Caroline at the market."),

@@ -17,6 +17,7 @@ links, pool promotions), merges.py (salience and merge proposals), glossary.py.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -114,6 +115,28 @@ class Prepared:
     vectors: list[records.Vector]
     emotions: list[records.Emotions]
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+_PARENT = re.compile(r"(mother|father) \(of (.+)\)")
+
+
+def _known_parent(conn: Any, name: str, spec: Any, specs: Sequence[Any],
+                  ref_ids: dict[str, int]) -> int | None:
+    """The one entity the memory knows as the speaker's mother (or father), for "Mom" or "my
+    mother" said without a name: "my mom Maria" before makes "Mom called" Maria's, not a
+    second mother's. None when no such name is known yet (or more than one is)."""
+    found = _PARENT.fullmatch(name)
+    if found is None or spec.is_self:
+        return None
+    owner = next((ref_ids[s.ref] for s in specs if s.name == found.group(2) and s.ref in ref_ids),
+                 None)
+    if owner is None:
+        return None
+    rows = conn.execute(
+        "SELECT DISTINCT r.to_entity FROM relations r JOIN entities e ON e.id = r.to_entity"
+        " WHERE r.from_entity = ? AND r.kind = ? AND e.canonical_name NOT LIKE '% (of %'",
+        (owner, found.group(1))).fetchall()
+    return int(rows[0][0]) if len(rows) == 1 else None
 
 
 def _head(text: str, limit: int = 60) -> str:
@@ -336,6 +359,10 @@ class Writer(PoolLinks):
                 domain = domain or "real"   # whoever speaks is a real person
             domain = domain or ("fiction_content" if kind in offline.FICTION_KINDS
                                 else st.glossary_domain(name) or "real")
+            parent = _known_parent(conn, name, spec, ex.entities, ref_ids)
+            if parent is not None:
+                link(spec.ref, parent, [], make_self=False)
+                continue
             if spec.is_self and st.self_id is not None:
                 match, similarity = st.self_id, 1.0
             else:

@@ -265,3 +265,16 @@ def test_a_timestamp_past_the_calendar_is_one_clear_error(memory, tmp_path, ts):
     with pytest.raises(ValidationError) as err:
         ingest_files(memory, [bad])
     assert str(bad) in str(err.value) and "'ts'" in str(err.value)
+
+
+def test_a_folder_of_plain_text_notes_imports_every_note(memory, tmp_path):
+    folder = tmp_path / "journal"
+    folder.mkdir()
+    (folder / "2024-03-01.txt").write_text("My cousin Lena visited Oslo.\n", encoding="utf-8")
+    (folder / "ideas.md").write_text("I want to learn the cello.\n", encoding="utf-8")
+    (folder / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")  # an attachment: skipped
+    assert detect_format(folder) == "obsidian"
+    summary = ingest_files(memory, [folder])
+    assert summary["total"]["observations"]["new"] == 2
+    texts = {r[0] for r in memory.conn.execute("SELECT content_text FROM observations")}
+    assert texts == {"My cousin Lena visited Oslo.", "I want to learn the cello."}

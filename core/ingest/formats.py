@@ -204,10 +204,12 @@ def parse_obsidian(folder: Path) -> list[Message]:
     glossary names; chapters (`type: chapter`, a `Chapters` folder, or a 'Chapter N' name) become
     light observations: title, main characters, first paragraph; the text stays on disk. Other
     notes are read as text (paragraphs)."""
-    notes = sorted(p for p in folder.rglob("*.md")
-                   if not any(part.startswith(".") for part in p.relative_to(folder).parts))
+    notes = sorted(p for p in folder.rglob("*") if p.suffix.lower() in TEXT_SUFFIXES
+                   and p.is_file()
+                   and not any(part.startswith(".") for part in p.relative_to(folder).parts))
     if not notes:
-        raise ValidationError(f"{folder}: no Markdown notes in this folder")
+        raise ValidationError(f"{folder}: no notes in this folder (Markdown or text files: "
+                              f"{', '.join(TEXT_SUFFIXES)})")
     characters: list[tuple[Path, dict[str, Any], str]] = []
     chapters: list[tuple[Path, dict[str, Any], str]] = []
     others: list[Path] = []

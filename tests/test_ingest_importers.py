@@ -278,3 +278,17 @@ def test_a_folder_of_plain_text_notes_imports_every_note(memory, tmp_path):
     assert summary["total"]["observations"]["new"] == 2
     texts = {r[0] for r in memory.conn.execute("SELECT content_text FROM observations")}
     assert texts == {"My cousin Lena visited Oslo.", "I want to learn the cello."}
+
+
+def test_a_zip_export_is_refused_with_what_to_do(memory, tmp_path):
+    import zipfile
+
+    archive = tmp_path / "chatgpt-export.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("conversations.json", json.dumps(chatgpt_export()))
+    before = memory.digest()
+    with pytest.raises(ValidationError) as err:
+        ingest_files(memory, [archive])
+    message = str(err.value)
+    assert str(archive) in message and "ZIP" in message and "unpack" in message
+    assert memory.digest() == before

@@ -100,6 +100,7 @@ def detect_format(path: str | os.PathLike) -> str:
         return "obsidian"
     if not path.exists():
         raise ValidationError(f"{path}: no such file")
+    _refuse_archive(path)
     head = read_text(path)
     stripped = head.lstrip()
     if stripped.startswith("{") or stripped.startswith("["):
@@ -133,6 +134,18 @@ def detect_format(path: str | os.PathLike) -> str:
     if path.suffix.lower() in (".json", ".jsonl"):
         return "chat"  # not an export, nor a note: the chat parser names what is wrong
     return "text"
+
+
+def _refuse_archive(path: Path) -> None:
+    """A ChatGPT or Claude export arrives as a ZIP: say what to import instead of 'not UTF-8'."""
+    try:
+        with open(path, "rb") as handle:
+            magic = handle.read(4)
+    except OSError:
+        return  # read_text names the problem
+    if magic == b"PK\x03\x04":
+        raise ValidationError(f"{path}: a ZIP archive; unpack it and import what it holds (an "
+                              "export's conversations.json, or the folder of notes)")
 
 
 # -- text / Markdown ---------------------------------------------------------------------------
@@ -492,6 +505,8 @@ def parse(path: str | os.PathLike, fmt: str = "auto") -> tuple[str, list[Message
     path = Path(path)
     if not path.exists():
         raise ValidationError(f"{path}: no such file or folder")
+    if path.is_file():
+        _refuse_archive(path)
     fmt = detect_format(path) if fmt == "auto" else fmt
     if fmt not in FORMATS:
         raise ValidationError(f"{path}: unknown format {fmt!r} (one of {', '.join(FORMATS)})")

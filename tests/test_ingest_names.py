@@ -66,3 +66,16 @@ def test_an_import_stores_accented_names_whole(memory, tmp_path):
     assert stored == {("Nadia", "person"), ("José", "person"), ("Zoë", "person"),
                       ("Malmö", "place"), ("Éléonore", "person"), ("Genève", "place"),
                       ("Björn Ångström", "person")}
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("I flew to New York last week.", ["New York"]),      # not "York", another city
+    ("We live in New Zealand now.", ["New Zealand"]),
+    ("New Orleans was loud and warm.", ["New Orleans"]),  # also where a sentence begins
+    ("We drove through Old Town after dinner.", ["Old Town"]),
+    ("We met at Good Samaritan Hospital.", ["Good Samaritan Hospital"]),
+    ("I moved to Great Barrington.", ["Great Barrington"]),
+    ("The new neighbour is nice. New plans for June!", []),  # an ordinary "New" begins nothing
+])
+def test_a_place_that_begins_with_a_common_word_keeps_it(text, expected):
+    assert candidates(text) == expected

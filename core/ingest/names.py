@@ -114,6 +114,9 @@ def _vocative(sent: str, start: int, end: int, words: int) -> bool:
 # A weekday or a month can begin a name ("Thursday Ink", "May Parker") but is not one alone.
 CALENDAR = set("""Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March
 April May June July August September October November December""".split())
+# Common words that begin place names, also where a sentence begins: "New York" is not "York"
+# (another city), nor "Old Town" a "Town"
+PLACE_STARTS = {"New", "Old", "Good", "Great"}
 
 
 def lowercase_words(texts: Iterable[str]) -> set[str]:
@@ -147,9 +150,11 @@ def mentions(text: str, *, common: Set[str] | None = None) -> list[Mention]:
             follows = (i + 1 < len(toks) and toks[i + 1].group(0)[0].isupper()
                        and not _common(toks[i + 1].group(0))
                        and sent[toks[i].end():toks[i + 1].start()] in (" ", " & "))
+            starts_place = tok in PLACE_STARTS and follows
             named = tok[0].isupper() and len(tok) > 1 and not tok.isupper() and (
-                not _common(tok) or (tok in CALENDAR and follows and i > 0))
-            if i == 0 and (tok.lower() in common or tok.rstrip("'’s").lower() in common):
+                not _common(tok) or (tok in CALENDAR and follows and i > 0) or starts_place)
+            if i == 0 and not starts_place and (tok.lower() in common
+                                                or tok.rstrip("'’s").lower() in common):
                 named = False
             if not named or (i == 0 and not follows):
                 i += 1

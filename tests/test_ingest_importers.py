@@ -292,3 +292,29 @@ def test_a_zip_export_is_refused_with_what_to_do(memory, tmp_path):
     message = str(err.value)
     assert str(archive) in message and "ZIP" in message and "unpack" in message
     assert memory.digest() == before
+
+
+def test_another_file_s_message_with_the_same_id_is_not_a_new_version(memory, tmp_path):
+    """Two exports that each number their messages from 1: the second file's message 1 is
+    not an edit of the first file's (it silently replaced it in ranking)."""
+    (tmp_path / "march").mkdir()
+    march = write_jsonl(tmp_path / "march" / "chat.jsonl", chat_rows())
+    april = tmp_path / "april" / "chat.jsonl"
+    april.parent.mkdir()
+    other = [dict(r, text=f"April: {r['text']}") for r in chat_rows()]
+    write_jsonl(april, other)
+    ingest_files(memory, [march])
+    before, seq = memory.digest(), journal_count(memory)
+    with pytest.raises(ValidationError) as err:
+        ingest_files(memory, [april])
+    message = str(err.value)
+    assert str(april) in message and "'D1:1'" in message and "conversation" in message
+    assert memory.digest() == before and journal_count(memory) == seq
+    with pytest.raises(ValidationError):   # both in one import: refused before writing
+        ingest_files(memory, [tmp_path / "march" / "chat.jsonl", april])
+    assert memory.digest() == before
+    # the same file edited is still a new version of its message
+    rows = chat_rows()
+    rows[1]["text"] = "My sister Anna moved to Chicago last week."
+    write_jsonl(march, rows)
+    assert ingest_files(memory, [march])["total"]["observations"]["versioned"] == 1

@@ -353,8 +353,9 @@ def parse_chat(path: Path) -> list[Message]:
             ts = parse_ts(raw_ts, f"{label}: field 'ts'")
         if not body.strip() or role == "system":
             continue
+        meta = {"conversation": conv} if conv else {}
         out.append(Message(source_kind, source_id, body, ts, speaker=speaker.strip(), role=role,
-                           metadata={"conversation": conv} if conv else {}))
+                           metadata={**meta, "file": str(path.resolve())}))
     return out
 
 

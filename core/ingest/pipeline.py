@@ -595,6 +595,35 @@ def _cancelled(cancel: Any) -> bool:
     return cancel is not None and cancel.is_set()
 
 
+def _refuse_borrowed_ids(conn: Any, parsed: Sequence[tuple[Path, str, list[Any]]]) -> None:
+    """A chat message whose id a different message of another file already holds would be
+    taken for an edit of it, and silently replace it (two exports that each number their
+    messages from 1). Refused before anything is written. Observations stored before files
+    were recorded cannot be told apart and version as before."""
+    owners: dict[tuple[str, str], tuple[str, str]] = {}
+    for path, kind, messages in parsed:
+        if kind != "chat":
+            continue
+        for msg in messages:
+            key, here = (msg.source_kind, msg.source_id), msg.metadata.get("file")
+            digest = records.content_hash(msg.text)
+            there, there_hash = owners.setdefault(key, (here, digest))
+            if there == here:
+                row = conn.execute(
+                    "SELECT json_extract(metadata, '$.file'), content_hash FROM observations"
+                    " WHERE source_kind = ? AND source_id = ? ORDER BY version DESC LIMIT 1",
+                    key).fetchone()
+                if row is None or row[0] is None or row[0] == here:
+                    continue
+                there, there_hash = row
+            if there_hash != digest:
+                raise ValidationError(
+                    f"{path}: message id {msg.source_id!r} is already the id of another message,"
+                    f" from {there}; if they are separate chats, give each message a "
+                    f"'conversation'; if this file is a newer copy of that one, import it from "
+                    f"there")
+
+
 def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: str = "auto",
                  extractor: str = "offline", progress: ProgressFn | None = None,
                  cancel: Any = None, captured_at: str | None = None,
@@ -622,6 +651,7 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
             corpus.validate(data, str(path))  # fail before anything is written
         roles.assign_roles(messages, person, me_given=me is not None, label=str(path))
         parsed.append((path, kind, messages))
+    _refuse_borrowed_ids(memory.conn, parsed)
     every = [m for _, _, messages in parsed for m in messages]
     known_fiction, known_real, patterns = fiction.known_names(memory.conn)
     common = names.lowercase_words(m.text for m in every)

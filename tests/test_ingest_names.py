@@ -79,3 +79,25 @@ def test_an_import_stores_accented_names_whole(memory, tmp_path):
 ])
 def test_a_place_that_begins_with_a_common_word_keeps_it(text, expected):
     assert candidates(text) == expected
+
+
+def test_a_title_s_full_stop_does_not_end_the_sentence():
+    from core.ingest import offline
+
+    text = "I saw Dr. Patel on Tuesday. Then we went to St. Mary's Hospital. Mrs. Brown was there."
+    assert offline.sentences(text) == ["I saw Dr. Patel on Tuesday.",
+                                       "Then we went to St. Mary's Hospital.",
+                                       "Mrs. Brown was there."]
+    assert candidates(text) == ["Patel", "Mary's Hospital", "Brown"]
+
+
+def test_a_hospital_named_for_a_saint_is_no_person(memory, tmp_path):
+    from core.ingest import ingest_files
+
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text('{"id": "1", "speaker": "Nadia", "role": "user", "ts": "2024-04-10T10:00:00Z",'
+                    ' "text": "Dr. Patel sent me to St. Mary\'s Hospital for a scan."}\n',
+                    encoding="utf-8")
+    ingest_files(memory, [chat], me="Nadia")
+    kinds = {r[0]: r[1] for r in memory.conn.execute("SELECT canonical_name, kind FROM entities")}
+    assert kinds == {"Nadia": "person", "Patel": "person", "Mary's Hospital": "org"}

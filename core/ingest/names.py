@@ -72,7 +72,11 @@ _INTERJECTIONS = re.compile(
     r"hi|hello|thanks|yay|oops|ugh|so|and|but|sure|great|nice|cool|awesome|right|um|congrats|"
     r"dear|sorry|gosh|geez|nope|no|man|aha|alright|wait|look|listen|honestly|seriously)"
     r"[,!.]?\s+){0,2}")
-_SENTENCE = re.compile(rf"(?<=[.!?…])[\"')\]]*\s+(?=[\"'(\[]?[{UPPER}А-ЯЁ0-9])|\n+")
+# a title's full stop ("Dr. Patel", "St. Mary's") does not end the sentence
+_TITLES = "".join(rf"(?<!\b{t}\.)" for t in ("Dr", "Mr", "Mrs", "Ms", "St", "Prof"))
+SENTENCE_BREAK = re.compile(
+    rf"(?<=[.!?…]){_TITLES}[\"')\]]*\s+(?=[\"'(\[]?[{UPPER}А-ЯЁ0-9])|\n+")
+_SENTENCE = SENTENCE_BREAK
 
 
 @dataclass(frozen=True)

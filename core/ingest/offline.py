@@ -18,6 +18,7 @@ from core.ingest.names import (
     COUNTRIES,
     LOWER,
     NOT_NAMES,
+    SENTENCE_BREAK,
     UPPER,
     inside,
     name_candidates,
@@ -29,7 +30,7 @@ PASTED_MIN_WORDS = 100
 PASTED_MAX_FIRST_PERSON = 0.02
 PASTED_INTENSITY = 0.05
 
-_SENTENCE = re.compile(rf"(?<=[.!?…])[\"')\]]*\s+(?=[\"'(\[]?[{UPPER}А-ЯЁ0-9])|\n+")
+_SENTENCE = SENTENCE_BREAK
 _WORD = re.compile(rf"[{UPPER}{LOWER}А-Яа-яЁё][{UPPER}{LOWER}А-Яа-яЁё'’\-]*")
 # a capitalised name word, accents and all ("José", "Malmö")
 _NAME = rf"[{UPPER}][{LOWER}]+"
@@ -90,7 +91,7 @@ PLACE_PREP = re.compile(rf"\b(?:in|{_GOING}\s+to|from|visited|visiting|near)\s+(
                         rf"((?:{_NAME})(?:\s+{_NAME})?)")
 _WORD_ANY_CASE = rf"[{UPPER}][{UPPER}{LOWER}]+"
 AT_PREP = re.compile(rf"\bat\s+((?:{_WORD_ANY_CASE})(?:(?:\s+&)?\s+{_WORD_ANY_CASE})*)")
-ORG_SUFFIX = re.compile(rf"\b((?:[{UPPER}][{UPPER}{LOWER}&]+\s+)+(?:Inc|Corp|Ltd|LLC|University|"
+ORG_SUFFIX = re.compile(rf"\b((?:[{UPPER}][{UPPER}{LOWER}&'’]+\s+)+(?:Inc|Corp|Ltd|LLC|University|"
                         r"College|School|Hospital|Company|Club|Center|Centre|Foundation|Institute|"
                         r"Bank|Church|Academy|Studio|Agency|Group))\b")
 PROJECT = re.compile(r"\b(?:project|working on|building|writing|my (?:book|novel|app|startup|"

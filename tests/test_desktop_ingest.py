@@ -224,8 +224,13 @@ def test_another_memory_opens_without_the_last_imports_summary(qtbot, view, sess
 
 def test_merge_proposals_listed_and_resolved(qtbot, view, session, tmp_path):
     chat = write_chat(tmp_path / "chat.json", 40)
+    # a name close to the sister's ("Anna"): the importer proposes, a person decides
+    alike = tmp_path / "alike.json"
+    alike.write_text(json.dumps([{"id": "A1", "speaker": "Maya", "conversation": "c2",
+                                  "text": "I had coffee with Anya near the lake.",
+                                  "ts": "2024-04-01T09:00:00Z"}]), encoding="utf-8")
     with qtbot.waitSignal(view.importFinished, timeout=600_000):
-        view.add_paths([chat])
+        view.add_paths([chat, alike])
         view.start_import()
     proposals = session.memory.merge_proposals()
     assert view.proposals.rowCount() == len(proposals)

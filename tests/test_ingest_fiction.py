@@ -18,8 +18,8 @@ from core.memory import Memory
 TS = "2024-05-02T09:00:00Z"
 
 
-def write_chat(path: Path, texts: list[str], speaker: str = "Nadia") -> Path:
-    path.write_text("".join(json.dumps({"id": f"m{i}", "speaker": speaker, "role": "user",
+def write_chat(path: Path, texts: list[str], speaker: str = "Nadia", prefix: str = "m") -> Path:
+    path.write_text("".join(json.dumps({"id": f"{prefix}{i}", "speaker": speaker, "role": "user",
                                         "text": t, "ts": TS}) + "\n"
                             for i, t in enumerate(texts, 1)), encoding="utf-8")
     return path
@@ -75,8 +75,8 @@ def test_accepting_a_candidate_makes_it_a_glossary_term_and_undo_takes_it_back(m
         memory.resolve_glossary_candidate(mirela["id"], False)
     # a later import knows her: a fictional character, in the fiction domain
     memory.import_files(write_chat(tmp_path / "d.jsonl", ["Tonight I rewrote the scene where"
-                                                         " Mirela forgives her father."]),
-                        me="Nadia")
+                                                         " Mirela forgives her father."],
+                                   prefix="d"), me="Nadia")
     assert entities(memory)["Mirela"] == ("fictional_character", "fiction_content")
     assert memory.verify() == []
     # undo the later import's row, then the acceptance: the term is gone, pending again
@@ -94,7 +94,8 @@ def test_a_rejected_candidate_is_a_real_name_in_later_imports(memory, tmp_path):
     saltmere = next(c for c in memory.glossary_candidates() if c["term"] == "Saltmere")
     memory.resolve_glossary_candidate(saltmere["id"], False)
     memory.import_files(write_chat(tmp_path / "d.jsonl", [
-        "In my novel the storm reaches Saltmere before the ferry does."]), me="Nadia")
+        "In my novel the storm reaches Saltmere before the ferry does."], prefix="d"),
+        me="Nadia")
     assert entities(memory)["Saltmere"][1] == "real"
     assert [c["term"] for c in memory.glossary_candidates("rejected")] == ["Saltmere"]
 

@@ -230,3 +230,91 @@ def test_cli_import_prints_summary(db_path, tmp_path, capsys):
     assert main(["--db", str(db_path), "import", str(bad)]) == 1
     err = capsys.readouterr().err
     assert str(bad) in err and "line 1" in err
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16"])
+@pytest.mark.parametrize("fmt", ["chat", "chatgpt", "claude", "text"])
+def test_a_file_with_a_byte_order_mark_imports_like_plain_utf8(memory, tmp_path, fmt, encoding):
+    """Windows tools (Notepad, PowerShell) write a BOM, UTF-16 too: the same file, same result."""
+    plain = make(tmp_path, fmt)
+    marked = tmp_path / f"marked{plain.suffix}"
+    marked.write_text(plain.read_text(encoding="utf-8"), encoding=encoding)
+    assert detect_format(marked) == fmt
+    ingest_files(memory, [marked])
+    texts = [r[0] for r in memory.conn.execute("SELECT content_text FROM observations")]
+    assert texts and not any(t.startswith("\ufeff") for t in texts)
+    again = ingest_files(memory, [plain])  # the same messages: kept once
+    assert again["total"]["observations"]["new"] == 0 or fmt == "text"
+
+
+@pytest.mark.parametrize("content", ['"just a string"', "42", "null", "plain words, not JSON"])
+def test_a_json_file_that_holds_no_messages_is_refused(memory, tmp_path, content):
+    bad = tmp_path / "export.json"
+    bad.write_text(content, encoding="utf-8")
+    before = memory.digest()
+    with pytest.raises(ValidationError) as err:
+        ingest_files(memory, [bad])
+    assert str(bad) in str(err.value) and "line 1" in str(err.value)
+    assert memory.digest() == before
+
+
+@pytest.mark.parametrize("ts", ["9999-12-31T23:00:00-05:00", "0001-01-01T00:00:00+05:00"])
+def test_a_timestamp_past_the_calendar_is_one_clear_error(memory, tmp_path, ts):
+    bad = write_jsonl(tmp_path / "chat.jsonl", [{"id": "1", "speaker": "A", "text": "hi",
+                                                 "ts": ts}])
+    with pytest.raises(ValidationError) as err:
+        ingest_files(memory, [bad])
+    assert str(bad) in str(err.value) and "'ts'" in str(err.value)
+
+
+def test_a_folder_of_plain_text_notes_imports_every_note(memory, tmp_path):
+    folder = tmp_path / "journal"
+    folder.mkdir()
+    (folder / "2024-03-01.txt").write_text("My cousin Lena visited Oslo.\n", encoding="utf-8")
+    (folder / "ideas.md").write_text("I want to learn the cello.\n", encoding="utf-8")
+    (folder / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")  # an attachment: skipped
+    assert detect_format(folder) == "obsidian"
+    summary = ingest_files(memory, [folder])
+    assert summary["total"]["observations"]["new"] == 2
+    texts = {r[0] for r in memory.conn.execute("SELECT content_text FROM observations")}
+    assert texts == {"My cousin Lena visited Oslo.", "I want to learn the cello."}
+
+
+def test_a_zip_export_is_refused_with_what_to_do(memory, tmp_path):
+    import zipfile
+
+    archive = tmp_path / "chatgpt-export.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("conversations.json", json.dumps(chatgpt_export()))
+    before = memory.digest()
+    with pytest.raises(ValidationError) as err:
+        ingest_files(memory, [archive])
+    message = str(err.value)
+    assert str(archive) in message and "ZIP" in message and "unpack" in message
+    assert memory.digest() == before
+
+
+def test_another_file_s_message_with_the_same_id_is_not_a_new_version(memory, tmp_path):
+    """Two exports that each number their messages from 1: the second file's message 1 is
+    not an edit of the first file's (it silently replaced it in ranking)."""
+    (tmp_path / "march").mkdir()
+    march = write_jsonl(tmp_path / "march" / "chat.jsonl", chat_rows())
+    april = tmp_path / "april" / "chat.jsonl"
+    april.parent.mkdir()
+    other = [dict(r, text=f"April: {r['text']}") for r in chat_rows()]
+    write_jsonl(april, other)
+    ingest_files(memory, [march])
+    before, seq = memory.digest(), journal_count(memory)
+    with pytest.raises(ValidationError) as err:
+        ingest_files(memory, [april])
+    message = str(err.value)
+    assert str(april) in message and "'D1:1'" in message and "conversation" in message
+    assert memory.digest() == before and journal_count(memory) == seq
+    with pytest.raises(ValidationError):   # both in one import: refused before writing
+        ingest_files(memory, [tmp_path / "march" / "chat.jsonl", april])
+    assert memory.digest() == before
+    # the same file edited is still a new version of its message
+    rows = chat_rows()
+    rows[1]["text"] = "My sister Anna moved to Chicago last week."
+    write_jsonl(march, rows)
+    assert ingest_files(memory, [march])["total"]["observations"]["versioned"] == 1

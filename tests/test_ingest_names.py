@@ -39,3 +39,65 @@ def test_words_the_import_uses_in_lower_case_do_not_begin_a_name():
 def test_mentions_carry_their_kind():
     found = {m.name: m for m in names.mentions("Hey Sam, \"Dune\" was great; Leo loved it.")}
     assert found["Sam"].vocative and found["Dune"].quoted and not found["Leo"].vocative
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("I had coffee with José and Zoë yesterday.", ["José", "Zoë"]),
+    ("My colleague Björn Ångström was promoted.", ["Björn Ångström"]),
+    ("We met Łukasz and Chloé at the party.", ["Łukasz", "Chloé"]),
+])
+def test_a_name_with_accented_letters_is_whole(text, expected):
+    assert candidates(text) == expected
+
+
+def test_an_import_stores_accented_names_whole(memory, tmp_path):
+    from core.ingest import ingest_files
+
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text(
+        '{"id": "1", "speaker": "Nadia", "role": "user", "ts": "2024-04-10T10:00:00Z",'
+        ' "text": "I had coffee with my friend José and his wife Zoë in Malmö."}\n'
+        '{"id": "2", "speaker": "Nadia", "role": "user", "ts": "2024-04-11T10:00:00Z",'
+        ' "text": "My sister Éléonore moved to Genève. I met Björn Ångström there."}\n',
+        encoding="utf-8")
+    ingest_files(memory, [chat], me="Nadia")
+    stored = {(r[0], r[1]) for r in memory.conn.execute(
+        "SELECT canonical_name, kind FROM entities")}
+    assert stored == {("Nadia", "person"), ("José", "person"), ("Zoë", "person"),
+                      ("Malmö", "place"), ("Éléonore", "person"), ("Genève", "place"),
+                      ("Björn Ångström", "person")}
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("I flew to New York last week.", ["New York"]),      # not "York", another city
+    ("We live in New Zealand now.", ["New Zealand"]),
+    ("New Orleans was loud and warm.", ["New Orleans"]),  # also where a sentence begins
+    ("We drove through Old Town after dinner.", ["Old Town"]),
+    ("We met at Good Samaritan Hospital.", ["Good Samaritan Hospital"]),
+    ("I moved to Great Barrington.", ["Great Barrington"]),
+    ("The new neighbour is nice. New plans for June!", []),  # an ordinary "New" begins nothing
+])
+def test_a_place_that_begins_with_a_common_word_keeps_it(text, expected):
+    assert candidates(text) == expected
+
+
+def test_a_title_s_full_stop_does_not_end_the_sentence():
+    from core.ingest import offline
+
+    text = "I saw Dr. Patel on Tuesday. Then we went to St. Mary's Hospital. Mrs. Brown was there."
+    assert offline.sentences(text) == ["I saw Dr. Patel on Tuesday.",
+                                       "Then we went to St. Mary's Hospital.",
+                                       "Mrs. Brown was there."]
+    assert candidates(text) == ["Patel", "Mary's Hospital", "Brown"]
+
+
+def test_a_hospital_named_for_a_saint_is_no_person(memory, tmp_path):
+    from core.ingest import ingest_files
+
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text('{"id": "1", "speaker": "Nadia", "role": "user", "ts": "2024-04-10T10:00:00Z",'
+                    ' "text": "Dr. Patel sent me to St. Mary\'s Hospital for a scan."}\n',
+                    encoding="utf-8")
+    ingest_files(memory, [chat], me="Nadia")
+    kinds = {r[0]: r[1] for r in memory.conn.execute("SELECT canonical_name, kind FROM entities")}
+    assert kinds == {"Nadia": "person", "Patel": "person", "Mary's Hospital": "org"}

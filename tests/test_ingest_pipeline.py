@@ -86,6 +86,22 @@ def test_sources_trace_events_to_messages(memory, tmp_path):
     assert rel[0] == "sister"
 
 
+def test_a_name_after_to_is_a_place_only_where_someone_goes(memory, tmp_path):
+    """'married to Sam' or 'talked to Priya' names a person; 'moved to Boston' a place."""
+    path = write_chat(tmp_path / "c.jsonl", [
+        ("t1", "Nadia", "I got married to Sam in June!"),
+        ("t2", "Nadia", "Yesterday I talked to Priya about the move."),
+        ("t3", "Nadia", "I finally wrote to Jonas after two years."),
+        ("t4", "Nadia", "I moved to Boston last week and then flew to Denver."),
+        ("t5", "Nadia", "We are going to Lisbon in May."),
+    ])
+    ingest_files(memory, [path], me="Nadia")
+    kinds = {r[0]: r[1] for r in memory.conn.execute("SELECT canonical_name, kind FROM entities")}
+    assert {n: kinds.get(n) for n in ("Sam", "Priya", "Jonas", "Boston", "Denver", "Lisbon")} \
+        == {"Sam": "person", "Priya": "person", "Jonas": "person", "Boston": "place",
+            "Denver": "place", "Lisbon": "place"}
+
+
 def test_glossary_sets_fiction_domain_and_fiction_never_merges_into_a_person(memory, tmp_path):
     add_glossary_term(memory, "Lyra")
     path = write_chat(tmp_path / "c.jsonl", [
@@ -120,6 +136,41 @@ def test_a_glossary_term_that_would_match_every_text_is_refused(memory, term, pa
         add_glossary_term(memory, term, pattern=pattern)
     assert memory.conn.execute("SELECT COUNT(*) FROM glossary").fetchone()[0] == 0
     assert memory.conn.execute("SELECT MAX(seq) FROM journal").fetchone()[0] == head
+
+
+def test_one_person_s_unnamed_relatives_are_never_proposed_as_one(memory, tmp_path):
+    """'my mom' and 'my grandma' are two people whose names are alike only in their wording:
+    proposing to merge Nadia's grandmother into her mother (or her brother into Tom's) is
+    wrong whoever approves it."""
+    path = write_chat(tmp_path / "c.jsonl", [
+        ("r1", "Nadia", "My mom is sick again."),
+        ("r2", "Nadia", "My grandma called to ask about her."),
+        ("r3", "Nadia", "My brother drove down from the coast."),
+        ("r4", "Tom", "My brother never calls me back."),
+    ])
+    summary = ingest_files(memory, [path], me="Nadia")
+    names = {r[0] for r in memory.conn.execute("SELECT canonical_name FROM entities")}
+    assert {"mother (of Nadia)", "grandmother (of Nadia)", "brother (of Nadia)",
+            "brother (of Tom)"} <= names
+    assert summary["total"]["merge_proposals"] == 0 and list_merge_proposals(memory) == []
+
+
+def test_mom_is_the_mother_the_memory_already_knows_by_name(memory, tmp_path):
+    """Once 'my mom Maria' is known, 'Mom called' is Maria, not a second mother."""
+    first = write_chat(tmp_path / "a.jsonl", [
+        ("m1", "Nadia", "My mom Maria thinks I should move back home."),
+        ("m2", "Nadia", "Mom called again this morning and I felt guilty."),
+    ])
+    ingest_files(memory, [first], me="Nadia")
+    later = write_chat(tmp_path / "b.jsonl", [("m3", "Nadia", "My mother sent me a letter.")])
+    ingest_files(memory, [later], me="Nadia")
+    names = {r[0] for r in memory.conn.execute("SELECT canonical_name FROM entities")}
+    assert names == {"Nadia", "Maria"}
+    linked = memory.conn.execute(
+        "SELECT COUNT(DISTINCT e.source_observation) FROM events e JOIN event_entities ee"
+        " ON ee.event_id = e.id JOIN entities n ON n.id = ee.entity_id"
+        " WHERE n.canonical_name = 'Maria'").fetchone()[0]
+    assert linked == 3  # every message about her
 
 
 def test_similar_names_make_a_proposal_and_approval_merges(memory, tmp_path):

@@ -36,13 +36,16 @@ CUES = re.compile(
     r"first chapter|last chapter|rewrite|plot|subplot)\b|\bchapter (?:\d+|one|two|three|four|"
     r"five|six|seven|eight|nine|ten)\b|\bthe (?:novel|book|story) (?:opens|ends|begins)\b")
 # "the Drowned Chapel chapter": a part of a work named by its title
-TITLED_PART = re.compile(r"\b[A-Z][\w'’]+(?: [A-Z][\w'’]+)* (?:chapter|scene|storyline|subplot)s?\b")
+_CAP = name_rules.UPPER
+_NAME = rf"[{_CAP}][{name_rules.LOWER}]+"   # a capitalised name word, accents and all
+TITLED_PART = re.compile(rf"\b[{_CAP}][\w'’]+(?: [{_CAP}][\w'’]+)* (?:chapter|scene|storyline|"
+                         r"subplot)s?\b")
 ROUNDS = 4           # propagation through co-occurring names stops after this many rounds
 _REL_NAMED = re.compile(r"(?i)\b(?:my|our)\s+(?:\w+\s+)?(?:mom|mother|mum|dad|father|sister|"
                         r"brother|husband|wife|partner|boyfriend|girlfriend|son|daughter|aunt|"
                         r"uncle|cousin|niece|nephew|friend|boss|therapist|coworker|colleague|"
                         r"mentor|roommate|agent|editor|neighbou?r|teacher|doctor)"
-                        r"(?-i:,?\s+([A-Z][a-z]+))")
+                        rf"(?-i:,?\s+({_NAME}))")
 
 
 def fold(name: str) -> str:
@@ -160,8 +163,8 @@ def scan(messages: Sequence[Message], *, fiction: Mapping[str, tuple[str, str]],
 
 
 _IN_PLACE = re.compile(r"\b(?:in|at|near|from|visited|visiting)\s+(?:the\s+)?"
-                       r"([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)")
-_CAPS = re.compile(r"\b[A-Z][A-Za-z'’\-]*")
+                       rf"({_NAME}(?:\s+{_NAME})?)")
+_CAPS = re.compile(rf"\b[{_CAP}][{_CAP}{name_rules.LOWER}'’\-]*")
 
 
 # -- glossary candidates: a person decides --------------------------------------------------

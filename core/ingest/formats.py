@@ -65,6 +65,8 @@ def parse_ts(value: Any, label: str) -> str:
             return iso(datetime.fromisoformat(text))
         except ValueError:
             pass
+        except OverflowError:  # "9999-12-31T23:00-05:00" is past the calendar in UTC
+            raise ValidationError(f"{label}: timestamp {value!r} is out of range") from None
     raise ValidationError(f"{label}: timestamp {value!r} is not ISO-8601")
 
 
@@ -98,6 +100,7 @@ def detect_format(path: str | os.PathLike) -> str:
         return "obsidian"
     if not path.exists():
         raise ValidationError(f"{path}: no such file")
+    _refuse_archive(path)
     head = read_text(path)
     stripped = head.lstrip()
     if stripped.startswith("{") or stripped.startswith("["):
@@ -128,9 +131,21 @@ def detect_format(path: str | os.PathLike) -> str:
             if "chat_messages" in first:
                 return "claude"
             return "chat"
-    if path.suffix.lower() == ".jsonl":
-        return "chat"
+    if path.suffix.lower() in (".json", ".jsonl"):
+        return "chat"  # not an export, nor a note: the chat parser names what is wrong
     return "text"
+
+
+def _refuse_archive(path: Path) -> None:
+    """A ChatGPT or Claude export arrives as a ZIP: say what to import instead of 'not UTF-8'."""
+    try:
+        with open(path, "rb") as handle:
+            magic = handle.read(4)
+    except OSError:
+        return  # read_text names the problem
+    if magic == b"PK\x03\x04":
+        raise ValidationError(f"{path}: a ZIP archive; unpack it and import what it holds (an "
+                              "export's conversations.json, or the folder of notes)")
 
 
 # -- text / Markdown ---------------------------------------------------------------------------
@@ -202,10 +217,12 @@ def parse_obsidian(folder: Path) -> list[Message]:
     glossary names; chapters (`type: chapter`, a `Chapters` folder, or a 'Chapter N' name) become
     light observations: title, main characters, first paragraph; the text stays on disk. Other
     notes are read as text (paragraphs)."""
-    notes = sorted(p for p in folder.rglob("*.md")
-                   if not any(part.startswith(".") for part in p.relative_to(folder).parts))
+    notes = sorted(p for p in folder.rglob("*") if p.suffix.lower() in TEXT_SUFFIXES
+                   and p.is_file()
+                   and not any(part.startswith(".") for part in p.relative_to(folder).parts))
     if not notes:
-        raise ValidationError(f"{folder}: no Markdown notes in this folder")
+        raise ValidationError(f"{folder}: no notes in this folder (Markdown or text files: "
+                              f"{', '.join(TEXT_SUFFIXES)})")
     characters: list[tuple[Path, dict[str, Any], str]] = []
     chapters: list[tuple[Path, dict[str, Any], str]] = []
     others: list[Path] = []
@@ -336,8 +353,9 @@ def parse_chat(path: Path) -> list[Message]:
             ts = parse_ts(raw_ts, f"{label}: field 'ts'")
         if not body.strip() or role == "system":
             continue
+        meta = {"conversation": conv} if conv else {}
         out.append(Message(source_kind, source_id, body, ts, speaker=speaker.strip(), role=role,
-                           metadata={"conversation": conv} if conv else {}))
+                           metadata={**meta, "file": str(path.resolve())}))
     return out
 
 
@@ -488,6 +506,8 @@ def parse(path: str | os.PathLike, fmt: str = "auto") -> tuple[str, list[Message
     path = Path(path)
     if not path.exists():
         raise ValidationError(f"{path}: no such file or folder")
+    if path.is_file():
+        _refuse_archive(path)
     fmt = detect_format(path) if fmt == "auto" else fmt
     if fmt not in FORMATS:
         raise ValidationError(f"{path}: unknown format {fmt!r} (one of {', '.join(FORMATS)})")

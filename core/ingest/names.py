@@ -50,7 +50,18 @@ Syria Taiwan Thailand Tunisia Turkey Ukraine Uruguay Venezuela Vietnam Wales Afr
 America Antarctica Hawaii Alaska Texas California Florida
 """.split())
 
-_TOKEN = re.compile(r"[^\W\d_](?:[^\W\d_]|['’\-])*")  # letters of any script: 'Quillbørvek' is one name
+
+def _latin_letters(test) -> str:
+    """A character-class body of the Latin letters (ASCII to Latin Extended-B, and Latin
+    Extended Additional) for which `test` holds: "José", "Zoë", "Łukasz" and "Ångström" are
+    names whole, not "Jos", "Zo", "ukasz" and "ngstr"."""
+    codes = [*range(0x41, 0x250), *range(0x1E00, 0x1F00)]
+    return "".join(re.escape(chr(c)) for c in codes if test(chr(c)))
+
+
+UPPER = _latin_letters(str.isupper)   # for regexes: [{UPPER}] is a capital letter
+LOWER = _latin_letters(str.islower)
+_TOKEN = re.compile(rf"[{UPPER}{LOWER}][{UPPER}{LOWER}'’\-]*")
 _QUOTED = re.compile(r"\"[^\"\n]{1,300}\"|“[^”\n]{1,300}”|(?<!\w)['‘][^'’‘\n]{1,300}['’](?!\w)")
 _GREETING = re.compile(r"(?i)(?:^|\W)(?:hey|hi|hello|thanks|thank you|thx|congrats|"
                        r"congratulations|bye|dear|good (?:morning|night|evening)|sorry|"
@@ -60,7 +71,11 @@ _INTERJECTIONS = re.compile(
     r"hi|hello|thanks|yay|oops|ugh|so|and|but|sure|great|nice|cool|awesome|right|um|congrats|"
     r"dear|sorry|gosh|geez|nope|no|man|aha|alright|wait|look|listen|honestly|seriously)"
     r"[,!.]?\s+){0,2}")
-_SENTENCE = re.compile(r"(?<=[.!?…])[\"')\]]*\s+(?=[\"'(\[]?[A-ZА-ЯЁ0-9])|\n+")
+# a title's full stop ("Dr. Patel", "St. Mary's") does not end the sentence
+_TITLES = "".join(rf"(?<!\b{t}\.)" for t in ("Dr", "Mr", "Mrs", "Ms", "St", "Prof"))
+SENTENCE_BREAK = re.compile(
+    rf"(?<=[.!?…]){_TITLES}[\"')\]]*\s+(?=[\"'(\[]?[{UPPER}А-ЯЁ0-9])|\n+")
+_SENTENCE = SENTENCE_BREAK
 
 
 @dataclass(frozen=True)
@@ -102,6 +117,9 @@ def _vocative(sent: str, start: int, end: int, words: int) -> bool:
 # A weekday or a month can begin a name ("Thursday Ink", "May Parker") but is not one alone.
 CALENDAR = set("""Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March
 April May June July August September October November December""".split())
+# Common words that begin place names, also where a sentence begins: "New York" is not "York"
+# (another city), nor "Old Town" a "Town"
+PLACE_STARTS = {"New", "Old", "Good", "Great"}
 
 
 def lowercase_words(texts: Iterable[str]) -> set[str]:
@@ -135,9 +153,11 @@ def mentions(text: str, *, common: Set[str] | None = None) -> list[Mention]:
             follows = (i + 1 < len(toks) and toks[i + 1].group(0)[0].isupper()
                        and not _common(toks[i + 1].group(0))
                        and sent[toks[i].end():toks[i + 1].start()] in (" ", " & "))
+            starts_place = tok in PLACE_STARTS and follows
             named = tok[0].isupper() and len(tok) > 1 and not tok.isupper() and (
-                not _common(tok) or (tok in CALENDAR and follows and i > 0))
-            if i == 0 and (tok.lower() in common or tok.rstrip("'’s").lower() in common):
+                not _common(tok) or (tok in CALENDAR and follows and i > 0) or starts_place)
+            if i == 0 and not starts_place and (tok.lower() in common
+                                                or tok.rstrip("'’s").lower() in common):
                 named = False
             if not named or (i == 0 and not follows):
                 i += 1

@@ -14,15 +14,26 @@ from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 
 from core.ingest.extraction import EntitySpec, Extraction, FactSpec, RelationSpec, SegmentSpec
-from core.ingest.names import COUNTRIES, NOT_NAMES, inside, name_candidates, quoted_spans
+from core.ingest.names import (
+    COUNTRIES,
+    LOWER,
+    NOT_NAMES,
+    SENTENCE_BREAK,
+    UPPER,
+    inside,
+    name_candidates,
+    quoted_spans,
+)
 
 THETA = 0.6
 PASTED_MIN_WORDS = 100
 PASTED_MAX_FIRST_PERSON = 0.02
 PASTED_INTENSITY = 0.05
 
-_SENTENCE = re.compile(r"(?<=[.!?…])[\"')\]]*\s+(?=[\"'(\[]?[A-ZА-ЯЁ0-9])|\n+")
-_WORD = re.compile(r"[A-Za-zА-Яа-яЁё][A-Za-zА-Яа-яЁё'’\-]*")
+_SENTENCE = SENTENCE_BREAK
+_WORD = re.compile(rf"[{UPPER}{LOWER}А-Яа-яЁё][{UPPER}{LOWER}А-Яа-яЁё'’\-]*")
+# a capitalised name word, accents and all ("José", "Malmö")
+_NAME = rf"[{UPPER}][{LOWER}]+"
 
 # Life events: (stem regex, polarity, structural anchor → user_flag suggestion)
 LIFE_EVENTS: list[tuple[str, str, bool]] = [
@@ -62,7 +73,7 @@ RELATIONSHIPS = {
 _REL_WORDS = sorted(RELATIONSHIPS, key=len, reverse=True)
 _REL_PHRASE = re.compile(
     r"\b(?:my|our)\s+(?:(?:little|big|older|younger|late|new|old|best|dear)\s+)?("
-    + "|".join(re.escape(w) for w in _REL_WORDS) + r")\b(?-i:,?\s+([A-Z][a-z]+))?", re.I)
+    + "|".join(re.escape(w) for w in _REL_WORDS) + rf")\b(?-i:,?\s+({_NAME}))?", re.I)
 _BARE_PARENT = re.compile(r"\b(Mom|Dad|Mum|Grandma|Grandpa)\b")
 RELATION_WORDS = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in _REL_WORDS)
                             + r"|family|love|relationship|together)\b", re.I)
@@ -72,15 +83,20 @@ HEDGES = re.compile(r"\b(?:maybe|perhaps|probably|possibly|might|may be|i think|
 FIRST_PERSON = {"i", "i'm", "im", "i've", "i'd", "i'll", "me", "my", "mine", "myself", "we",
                 "we're", "we've", "our", "ours", "us", "я", "мне", "меня", "мой", "моя", "мы"}
 
-PLACE_PREP = re.compile(r"\b(?:in|to|from|visited|visiting|near)\s+(?:the\s+)?"
-                        r"((?:[A-Z][a-z]+)(?:\s+[A-Z][a-z]+)?)")
-AT_PREP = re.compile(r"\bat\s+((?:[A-Z][a-zA-Z]+)(?:(?:\s+&)?\s+[A-Z][a-zA-Z]+)*)")
-ORG_SUFFIX = re.compile(r"\b((?:[A-Z][a-zA-Z&]+\s+)+(?:Inc|Corp|Ltd|LLC|University|College|"
-                        r"School|Hospital|Company|Club|Center|Centre|Foundation|Institute|"
+# "to" names a place only where someone goes: "moved to Boston", not "married to Sam"
+_GOING = (r"(?:mov(?:e|ed|es|ing)|relocat\w*|emigrat\w*|went|go|goes|going|gone|came|come|"
+          r"comes|coming|back|return\w*|travel\w*|flew|fly|flying|flight|drove|driv\w+|rode|"
+          r"ride|walk\w*|head\w*|trip|journey|vacation|holiday|way|off|tickets?|train|bus)")
+PLACE_PREP = re.compile(rf"\b(?:in|{_GOING}\s+to|from|visited|visiting|near)\s+(?:the\s+)?"
+                        rf"((?:{_NAME})(?:\s+{_NAME})?)")
+_WORD_ANY_CASE = rf"[{UPPER}][{UPPER}{LOWER}]+"
+AT_PREP = re.compile(rf"\bat\s+((?:{_WORD_ANY_CASE})(?:(?:\s+&)?\s+{_WORD_ANY_CASE})*)")
+ORG_SUFFIX = re.compile(rf"\b((?:[{UPPER}][{UPPER}{LOWER}&'’]+\s+)+(?:Inc|Corp|Ltd|LLC|University|"
+                        r"College|School|Hospital|Company|Club|Center|Centre|Foundation|Institute|"
                         r"Bank|Church|Academy|Studio|Agency|Group))\b")
 PROJECT = re.compile(r"\b(?:project|working on|building|writing|my (?:book|novel|app|startup|"
                      r"band|podcast|blog|channel|business))\s+(?:called\s+|named\s+)?"
-                     r"[\"“']?([A-Z][\w\-]*(?:\s+[A-Z][\w\-]*)*)")
+                     rf"[\"“']?([{UPPER}][\w\-]*(?:\s+[{UPPER}][\w\-]*)*)")
 STOPWORDS = set("""
 a an the and or but if so to of in on at for with from by about as into like through after over
 between out against during without before under around among is are was were be been being am
@@ -306,7 +322,7 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
         for ref in dict.fromkeys(mentioned):
             if ref != speaker_ref and not any(r.to_ref == ref for r in ex.relations):
                 ex.relations.append(RelationSpec(speaker_ref, ref, "mentions", 0.3))
-        for m in re.finditer(r"\bI (?:live|grew up|was born) in ((?:[A-Z][a-z]+)(?:\s+[A-Z][a-z]+)?)",
+        for m in re.finditer(rf"\bI (?:live|grew up|was born) in ((?:{_NAME})(?:\s+{_NAME})?)",
                              text):
             ex.facts.append(FactSpec(speaker_ref, f"{m.group(0)[2:]}", 0.6))
         for m in re.finditer(r"\bI(?:'m| am) (?:a|an) ([a-z]+(?: [a-z]+){0,3})", text):

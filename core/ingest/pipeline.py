@@ -17,6 +17,7 @@ links, pool promotions), merges.py (salience and merge proposals), glossary.py.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -117,6 +118,28 @@ class Prepared:
     vectors: list[records.Vector]
     emotions: list[records.Emotions]
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+_PARENT = re.compile(r"(mother|father) \(of (.+)\)")
+
+
+def _known_parent(conn: Any, name: str, spec: Any, specs: Sequence[Any],
+                  ref_ids: dict[str, int]) -> int | None:
+    """The one entity the memory knows as the speaker's mother (or father), for "Mom" or "my
+    mother" said without a name: "my mom Maria" before makes "Mom called" Maria's, not a
+    second mother's. None when no such name is known yet (or more than one is)."""
+    found = _PARENT.fullmatch(name)
+    if found is None or spec.is_self:
+        return None
+    owner = next((ref_ids[s.ref] for s in specs if s.name == found.group(2) and s.ref in ref_ids),
+                 None)
+    if owner is None:
+        return None
+    rows = conn.execute(
+        "SELECT DISTINCT r.to_entity FROM relations r JOIN entities e ON e.id = r.to_entity"
+        " WHERE r.from_entity = ? AND r.kind = ? AND e.canonical_name NOT LIKE '% (of %'",
+        (owner, found.group(1))).fetchall()
+    return int(rows[0][0]) if len(rows) == 1 else None
 
 
 def _head(text: str, limit: int = 60) -> str:
@@ -339,6 +362,10 @@ class Writer(PoolLinks):
                 domain = domain or "real"   # whoever speaks is a real person
             domain = domain or ("fiction_content" if kind in offline.FICTION_KINDS
                                 else st.glossary_domain(name) or "real")
+            parent = _known_parent(conn, name, spec, ex.entities, ref_ids)
+            if parent is not None:
+                link(spec.ref, parent, [], make_self=False)
+                continue
             if spec.is_self and st.self_id is not None:
                 match, similarity = st.self_id, 1.0
             else:
@@ -571,6 +598,35 @@ def _cancelled(cancel: Any) -> bool:
     return cancel is not None and cancel.is_set()
 
 
+def _refuse_borrowed_ids(conn: Any, parsed: Sequence[tuple[Path, str, list[Any]]]) -> None:
+    """A chat message whose id a different message of another file already holds would be
+    taken for an edit of it, and silently replace it (two exports that each number their
+    messages from 1). Refused before anything is written. Observations stored before files
+    were recorded cannot be told apart and version as before."""
+    owners: dict[tuple[str, str], tuple[str, str]] = {}
+    for path, kind, messages in parsed:
+        if kind != "chat":
+            continue
+        for msg in messages:
+            key, here = (msg.source_kind, msg.source_id), msg.metadata.get("file")
+            digest = records.content_hash(msg.text)
+            there, there_hash = owners.setdefault(key, (here, digest))
+            if there == here:
+                row = conn.execute(
+                    "SELECT json_extract(metadata, '$.file'), content_hash FROM observations"
+                    " WHERE source_kind = ? AND source_id = ? ORDER BY version DESC LIMIT 1",
+                    key).fetchone()
+                if row is None or row[0] is None or row[0] == here:
+                    continue
+                there, there_hash = row
+            if there_hash != digest:
+                raise ValidationError(
+                    f"{path}: message id {msg.source_id!r} is already the id of another message,"
+                    f" from {there}; if they are separate chats, give each message a "
+                    f"'conversation'; if this file is a newer copy of that one, import it from "
+                    f"there")
+
+
 def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: str = "auto",
                  extractor: str = "offline", progress: ProgressFn | None = None,
                  cancel: Any = None, captured_at: str | None = None,
@@ -598,6 +654,7 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
             corpus.validate(data, str(path))  # fail before anything is written
         roles.assign_roles(messages, person, me_given=me is not None, label=str(path))
         parsed.append((path, kind, messages))
+    _refuse_borrowed_ids(memory.conn, parsed)
     every = [m for _, _, messages in parsed for m in messages]
     known_fiction, known_real, patterns = fiction.known_names(memory.conn)
     common = names.lowercase_words(m.text for m in every)

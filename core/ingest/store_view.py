@@ -24,6 +24,9 @@ LINK_WINDOW = 1000          # a new vivid event links to one of the last 1000
 PROPOSE_AT = 0.7            # name similarity from which a merge is proposed
 
 
+RELATIVE = " (of "   # an unnamed relative's entity: "mother (of Nadia)"
+
+
 def norm_name(name: str) -> str:
     text = unicodedata.normalize("NFKC", name).casefold().strip()
     return re.sub(r"\s+", " ", re.sub(r"[^\w\s()'-]", "", text))
@@ -159,12 +162,18 @@ class Store:
         exact = self.by_name.get((key, kind))
         if exact is not None:
             return exact, 1.0
+        if RELATIVE in key:
+            # "grandmother (of Nadia)" is not "mother (of Nadia)", nor "brother (of Tom)":
+            # a relative named by the relation is that relative only
+            return None, 0.0
         best, best_id = 0.0, None
         matcher = difflib.SequenceMatcher(autojunk=False)
         matcher.set_seq2(key)
         for entity_id in self.by_kind.get(kind, []):
             for other in self.entities[entity_id].names():
                 cand = norm_name(other)
+                if RELATIVE in cand:
+                    continue
                 la, lb = len(cand), len(key)
                 if 2 * min(la, lb) / max(1, la + lb) < PROPOSE_AT:
                     continue

@@ -294,6 +294,16 @@ def test_a_zip_export_is_refused_with_what_to_do(memory, tmp_path):
     assert memory.digest() == before
 
 
+def test_the_archive_check_never_opens_the_memory_held_here(memory, db_path):
+    # `pulse --db m.db import m.db`: a plain open() of the memory to read its first bytes
+    # would drop this process's SQLite locks on it when closed; refused before any open
+    from core.errors import PulseError
+    from core.ingest.formats import _refuse_archive
+
+    with pytest.raises(PulseError, match="open in this program"):
+        _refuse_archive(db_path)
+
+
 def test_another_file_s_message_with_the_same_id_is_not_a_new_version(memory, tmp_path):
     """Two exports that each number their messages from 1: the second file's message 1 is
     not an edit of the first file's (it silently replaced it in ranking)."""

@@ -19,6 +19,7 @@ from typing import Any
 
 from core.errors import ValidationError
 from core.files import read_text
+from core.store.locks import refuse_if_held
 
 FORMATS = ("corpus", "chat", "chatgpt", "claude", "text", "obsidian")
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".text")
@@ -137,7 +138,9 @@ def detect_format(path: str | os.PathLike) -> str:
 
 
 def _refuse_archive(path: Path) -> None:
-    """A ChatGPT or Claude export arrives as a ZIP: say what to import instead of 'not UTF-8'."""
+    """A ChatGPT or Claude export arrives as a ZIP: say what to import instead of 'not UTF-8'.
+    A memory open here is refused first: closing a plain handle on it drops its locks."""
+    refuse_if_held(path)
     try:
         with open(path, "rb") as handle:
             magic = handle.read(4)

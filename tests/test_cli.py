@@ -405,3 +405,40 @@ def test_merges_and_glossary_from_the_terminal(tmp_path: Path) -> None:
     entries = json.loads(pulse("glossary", "list", "--json", db=db).stdout)["glossary"]
     assert [e["term"] for e in entries] == ["Mirela", "Corvin"]
     assert pulse("verify", db=db).returncode == 0
+
+
+def test_an_interrupted_import_says_what_was_kept_and_a_rerun_finishes(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    from core.memory import Memory
+
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps([
+        {"id": f"m{i}", "speaker": ("Maya", "Leo")[i % 2], "ts": f"2024-03-01T09:{i % 60:02d}:00Z",
+         "text": f"Walked to the harbour with Leo and talked about the boat, note {i}."}
+        for i in range(3000)]), encoding="utf-8")
+    db = tmp_path / "m.db"
+    Memory.open(db, create=True).close()
+    run = subprocess.Popen([sys.executable, "-m", "core.cli", "--db", str(db), "import",
+                            str(chat)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def stored() -> int:
+        with Memory.open(db, read_only=True) as memory:
+            return memory.stats()["counts"]["observations"]
+
+    deadline = time.monotonic() + 120
+    while stored() == 0 and run.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    run.send_signal(signal.SIGINT)          # a first batch is written, the import goes on
+    _out, err = run.communicate(timeout=120)
+    kept = stored()
+    assert run.returncode == 1 and 0 < kept < 3000, (run.returncode, kept, err)
+    assert err.strip().splitlines()[-1] == ("pulse: interrupted: the messages already written "
+                                            "are kept, whole; run the same import again to "
+                                            "finish it")
+    again = pulse("import", str(chat), "--json", db=db)
+    assert again.returncode == 0, again.stderr
+    total = json.loads(again.stdout)["total"]["observations"]
+    assert (total["duplicate"], total["new"]) == (kept, 3000 - kept)
+    assert pulse("verify", db=db).returncode == 0

@@ -52,8 +52,14 @@ def cmd_import(args: argparse.Namespace) -> int:
             results = [{"file": name, **memory.import_corpus(name)} for name in args.files]
             emit(args, results[0] if len(results) == 1 else {"files": results})
             return 0
-        summary = memory.import_files(args.files, fmt=args.format, extractor=args.extractor,
-                                      me=args.me, progress=Progress("import"))
+        try:
+            summary = memory.import_files(args.files, fmt=args.format,
+                                          extractor=args.extractor, me=args.me,
+                                          progress=Progress("import"))
+        except KeyboardInterrupt:
+            # batches commit whole, and a re-run skips what is stored (docs/reliability.md)
+            raise PulseError("interrupted: the messages already written are kept, whole; run "
+                             "the same import again to finish it") from None
     emit(args, summary)
     return 0
 

@@ -420,8 +420,11 @@ def test_an_interrupted_import_says_what_was_kept_and_a_rerun_finishes(tmp_path:
         for i in range(3000)]), encoding="utf-8")
     db = tmp_path / "m.db"
     Memory.open(db, create=True).close()
+    # SIGINT as a terminal's Ctrl-C sends it; a test run started in the background inherits it
+    # ignored (and Python then installs no handler), so the child takes the default back
     run = subprocess.Popen([sys.executable, "-m", "core.cli", "--db", str(db), "import",
-                            str(chat)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            str(chat)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
     def stored() -> int:
         with Memory.open(db, read_only=True) as memory:

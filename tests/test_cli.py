@@ -421,10 +421,12 @@ def test_an_interrupted_import_says_what_was_kept_and_a_rerun_finishes(tmp_path:
     db = tmp_path / "m.db"
     Memory.open(db, create=True).close()
     # SIGINT as a terminal's Ctrl-C sends it; a test run started in the background inherits it
-    # ignored (and Python then installs no handler), so the child takes the default back
-    run = subprocess.Popen([sys.executable, "-m", "core.cli", "--db", str(db), "import",
-                            str(chat)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    # ignored (and Python then installs no handler), so the child puts Python's own back
+    ctrl_c = ("import runpy, signal, sys; signal.signal(signal.SIGINT, "
+              "signal.default_int_handler); sys.argv[0] = 'pulse'; "
+              "runpy.run_module('core.cli', run_name='__main__')")
+    run = subprocess.Popen([sys.executable, "-c", ctrl_c, "--db", str(db), "import", str(chat)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     def stored() -> int:
         with Memory.open(db, read_only=True) as memory:

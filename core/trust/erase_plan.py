@@ -31,7 +31,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from core.errors import PulseError
-from core.privacy.policy import spellings
+from core.privacy.policy import name_pattern
 from core.store.changes import table_keys
 from core.store.sqlite import sqlite3
 
@@ -85,16 +85,6 @@ def _names_of(name: str, aliases: str | None) -> list[str]:
     except ValueError:
         extra = []
     return [n for n in dict.fromkeys([name, *extra]) if n and n.strip()]
-
-
-def name_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
-    """Whole-word, case-insensitive match of any of the names, composed or decomposed (None
-    when there are none)."""
-    words = sorted(spellings(names), key=len, reverse=True)
-    if not words:
-        return None
-    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in words) + r")(?!\w)",
-                      re.IGNORECASE)
 
 
 def _in(ids: Iterable[int]) -> tuple[str, list[int]]:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import PulseError
+from core.privacy.policy import name_pattern
 from core.scoring import snapshot as index_snapshot
 from core.store import journal
 from core.store.changes import decode_value, table_keys
@@ -31,7 +32,7 @@ from core.store.commands import execute, transaction
 from core.store.sqlite import sqlite3
 from core.trust import recall_log
 from core.trust.corrections import conn_of, writable
-from core.trust.erase_plan import KINDS, Plan, kept_mentions, name_pattern, parse_ref, plan_erasure
+from core.trust.erase_plan import KINDS, Plan, kept_mentions, parse_ref, plan_erasure
 
 __all__ = ["KINDS", "compact", "forget", "parse_ref", "plan_erasure", "preview"]
 

@@ -14,6 +14,7 @@ from core import beliefs
 from core.emotion.plutchik import EMOTIONS
 from core.errors import ValidationError, shown
 from core.files import read_text
+from core.isotime import utc_iso
 from core.privacy.policy import POLICIES, Person, Policies, name_pattern
 from core.store import records
 from core.store.commands import transaction
@@ -41,7 +42,7 @@ def normalise_ts(value: Any, label: str) -> str:
         raise ValidationError(f"{label}: ts {shown(value)} is not ISO-8601") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return utc_iso(moment)
 
 
 class _Checker:

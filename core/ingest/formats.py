@@ -19,6 +19,7 @@ from typing import Any
 
 from core.errors import ValidationError
 from core.files import read_text
+from core.isotime import utc_iso
 from core.store.locks import refuse_if_held
 
 FORMATS = ("corpus", "chat", "chatgpt", "claude", "text", "obsidian")
@@ -48,7 +49,7 @@ class Message:
 def iso(moment: datetime) -> str:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return utc_iso(moment)
 
 
 def parse_ts(value: Any, label: str) -> str:

@@ -4,14 +4,15 @@ result's event fields with its breakdown and sources, read in one batch per answ
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
+from core.isotime import utc_iso
 from core.store.sqlite import sqlite3
 
 
 def format_iso(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return utc_iso(moment)
 
 
 def envelope(query: str, effective: str, scorer: str, now: datetime, *,

@@ -23,6 +23,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from core.errors import PulseError, ValidationError
+from core.isotime import utc_iso
 from core.privacy.frame import unwrap
 from core.store.commands import execute, transaction
 from core.store.sqlite import sqlite3
@@ -49,7 +50,7 @@ def _now(now: datetime | str | None) -> datetime:
 
 
 def _iso(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return utc_iso(moment, "milliseconds")
 
 
 def exists(conn: sqlite3.Connection) -> bool:

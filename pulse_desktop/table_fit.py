@@ -56,6 +56,7 @@ def fit_columns(table: QTableView, stretch: int, *, minimum: int = 120,
     if model is None or available <= 0:
         return
     samples, caps, fixed = samples or {}, caps or {}, fixed or {}
+    optional = list(optional)
     off = set(hidden)
     cols = [c for c in range(model.columnCount()) if c != stretch and c not in off]
     widths = {c: fixed.get(c) or min(caps.get(c, 10_000), natural_width(table, c, samples.get(c)))
@@ -69,12 +70,13 @@ def fit_columns(table: QTableView, stretch: int, *, minimum: int = 120,
     widths = {c: w for c, w in widths.items() if c not in off}
     rest = available - sum(widths.values())
     floors = {c: min(widths[c], max(SQUEEZE_MIN, header_width(table, c))) for c in widths}
-    # the view never gets narrower than the headers need: the layout gives it the room
+    # the view never gets narrower than the headers need: the layout gives it the room;
+    # optional columns are not counted, they step aside on a narrow window (1024 px)
     frame = 2 * table.frameWidth() + table.verticalScrollBar().sizeHint().width()
     if table.verticalHeader().isVisible():
         frame += table.verticalHeader().width()
     stretch_floor = min(minimum, header_width(table, stretch) + 40)
-    least = sum(floors.values()) + stretch_floor + frame + 2
+    least = sum(w for c, w in floors.items() if c not in optional) + stretch_floor + frame + 2
     if table.minimumWidth() != least:
         table.setMinimumWidth(least)
     if rest < minimum:

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from core.beliefs import BELIEF_CLASSES, DOMAINS
 from pulse_desktop import timeline_paint, timeline_recalls
+from pulse_desktop.flow_layout import FlowLayout
 from pulse_desktop.session import MemorySession
 from pulse_desktop.style import DOMAIN_NAMES, EMOTION_COLORS, class_name
 from pulse_desktop.timeline_data import DAY, Dot, dots_of, iso, parse_ts, read_dots
@@ -396,16 +397,14 @@ class TimelineView(QWidget):
         self.info = QLabel()
         self.info.setStyleSheet("color: #5b6678;")
         self.info.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        bar = QHBoxLayout()
-        bar.addWidget(self.by_class)
-        bar.addWidget(self.by_domain)
-        bar.addSpacing(12)
-        bar.addWidget(zoom_in)
-        bar.addWidget(zoom_out)
-        bar.addWidget(fit)
-        bar.addSpacing(12)
-        bar.addWidget(self.clear)
-        bar.addStretch(1)
+        # wraps onto a second row on a narrow window (1024 px) rather than widening it
+        bar = QWidget()
+        flow = FlowLayout(bar)
+        for item in (self.by_class, self.by_domain, 12, zoom_in, zoom_out, fit, 12, self.clear):
+            if isinstance(item, int):
+                flow.addSpacing(item)       # between the groups, as before
+            else:
+                flow.addWidget(item)
         hint = QLabel("Drag (or Shift+←/→) to show one time range everywhere · wheel: zoom · "
                       "right-drag: pan · click or Enter: select")
         hint.setStyleSheet("color: #8a94a3; font-size: 9pt;")
@@ -417,7 +416,7 @@ class TimelineView(QWidget):
         bottom.addWidget(self.info)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 6)
-        layout.addLayout(bar)
+        layout.addWidget(bar)
         layout.addWidget(self.canvas, 1)
         layout.addLayout(bottom)
 

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 from core.errors import PulseError
 from core.memory import Memory
 from pulse_desktop import workers
+from pulse_desktop.pane_fit import HeightForWidth
 from pulse_desktop.session import MemorySession
 from pulse_desktop.undo_commands import JournalCommand
 
@@ -155,6 +156,7 @@ class ReviewView(QWidget):
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setStyleSheet("color: #6b7585; padding: 24px;")
 
+        self.card_fit = HeightForWidth(self.card)      # its wrapped lines, at 1024 px too
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.tree)
         split.addWidget(self.card)

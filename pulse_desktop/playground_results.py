@@ -339,8 +339,9 @@ class ResultsModel(QAbstractTableModel):
                 return f"rank {row + 1} here, {self.other_ranks[int(r['id'])]} with " \
                        f"{self.other_label}"
             return None
-        if name == "rank":
-            return f"rank {row + 1}"
+        if name == "rank":      # with the change, which a narrow table hides (1024 px)
+            change = self._tooltip(row, "change")
+            return f"rank {row + 1}" + (f" · {change}" if change else "")
         value = self.raw(row, name)
         return f"{term_name(name)}: {value!r}" if value is not None else None
 
@@ -354,7 +355,7 @@ class ResultsModel(QAbstractTableModel):
         name = cols[section]
         if role == Qt.ItemDataRole.DisplayRole:
             return {"rank": "#", "change": "Change", "event": "Event", "score": "Score",
-                    "why": "Why (factors)"}.get(name) or term_name(name)
+                    "why": "Why"}.get(name) or term_name(name)   # its tooltip: the factors
         if role == Qt.ItemDataRole.ToolTipRole:
             if name == "why":
                 return ("Each factor's piece of the score, on one log scale shared by every "

@@ -47,6 +47,8 @@ from PySide6.QtWidgets import (
 )
 
 from pulse_desktop import workers
+from pulse_desktop.flow_layout import flow_row
+from pulse_desktop.pane_fit import HeightForWidth
 from pulse_desktop.playground_controls import DOMAINS, EMOTIONS, ContextPanel  # noqa: F401
 from pulse_desktop.playground_explain import ExplainPanel
 from pulse_desktop.playground_results import (  # noqa: F401  (tests import them from here)
@@ -186,11 +188,9 @@ class PlaygroundView(QWidget):
         self.all_terms.setToolTip("Show every term of the breakdown as a column (the list "
                                   "then scrolls sideways)")
         self.all_terms.toggled.connect(self._all_terms)
-        head = QHBoxLayout()
-        head.addWidget(self.main_caption, 1)
-        head.addWidget(self.show_main)
-        head.addWidget(self.show_other)
-        head.addWidget(self.all_terms)
+        # wraps on a narrow window (1024 px) rather than widening it
+        head = flow_row(self.main_caption, None, self.show_main, self.show_other,
+                        self.all_terms)
         self.abstain_label = QLabel("")
         self.abstain_label.setObjectName("abstainNotice")
         self.abstain_label.setWordWrap(True)
@@ -223,10 +223,13 @@ class PlaygroundView(QWidget):
         self.table_fit = FitOnResize(
             self.table, fixed.index("event"), minimum=170,     # a readable title before the bar
             fixed={fixed.index("why"): 210, fixed.index("rank"): 34},
-            optional=lambda: list(reversed(self.model.factor_columns())),
+            # the factors step aside first, then the rank change (the # column's tooltip
+            # still says it)
+            optional=lambda: [*reversed(self.model.factor_columns()), fixed.index("change")],
             hidden=lambda: [] if self.all_terms.isChecked() else self.model.detail_columns())
 
         self.explain = ExplainPanel()
+        self.explain_fit = HeightForWidth(self.explain)   # its wrapped lines, at 1024 px too
         self.explain_edit = self.explain.edit
         self.explain_edit.returnPressed.connect(self.explain_event)
         self.explain.button.clicked.connect(self.explain_event)
@@ -237,7 +240,7 @@ class PlaygroundView(QWidget):
         results = QWidget()
         rl = QVBoxLayout(results)
         rl.setContentsMargins(0, 0, 0, 0)
-        rl.addLayout(head)
+        rl.addWidget(head)
         rl.addWidget(self.abstain_label)
         rl.addWidget(self.gates_label)
         rl.addWidget(self.table, 1)
@@ -260,7 +263,6 @@ class PlaygroundView(QWidget):
         self.outer.addWidget(right)
         self.outer.setChildrenCollapsible(False)
         self.outer.setStretchFactor(1, 1)
-        right.setMinimumWidth(380)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(8, 8, 8, 4)
         lay.addLayout(ask)
@@ -278,8 +280,12 @@ class PlaygroundView(QWidget):
     def showEvent(self, event) -> None:
         super().showEvent(event)
         if not self._sized and self.width() > 0:
-            left = 270 if self.width() < 900 else 300
-            self.outer.setSizes([left, max(380, self.width() - left)])
+            # the results keep the room they need (at 1024 px the tab is about 590 wide)
+            right = self.outer.widget(1).minimumSizeHint().width()
+            room = self.outer.width() - self.outer.handleWidth() - right
+            left = max(self.context_scroll.minimumWidth(),
+                       min(270 if self.width() < 900 else 300, room))
+            self.outer.setSizes([left, max(right, self.outer.width() - left)])
             self._sized = True
 
     def focus_target(self):

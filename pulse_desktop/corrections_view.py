@@ -44,8 +44,9 @@ except Exception:  # noqa: BLE001
 
 COLUMNS = ("seq", "created", "note", "withdrawn", "replacement", "subject", "supersedes",
            "status")
-HEADER_TEXT = {"seq": "#", "created": "Created", "note": "Note", "withdrawn": "No longer true",
-               "replacement": "True instead", "subject": "About", "supersedes": "Replaces",
+# two-line headers: the table then fits beside the brief on a 1024 px screen
+HEADER_TEXT = {"seq": "#", "created": "Created", "note": "Note", "withdrawn": "No longer\ntrue",
+               "replacement": "True\ninstead", "subject": "About", "supersedes": "Replaces",
                "status": "Status"}
 # budget slider: positions → tokens on a log-like scale (the four tiers are 1.8k…120k chars)
 BUDGETS = (100, 200, 300, 400, 500, 750, 1000, 1250, 1500, 1750, 2000, 2500, 3000, 4000, 5000,
@@ -194,6 +195,7 @@ class CorrectionsView(QWidget):
         right = QWidget()
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
+        # the budget's name and value above its slider: the brief's half stays narrow
         brow = QHBoxLayout()
         brow.addWidget(QLabel("Brief budget"))
         self.budget_slider = QSlider(Qt.Orientation.Horizontal)
@@ -204,12 +206,14 @@ class CorrectionsView(QWidget):
                                       "120,000)")
         self.budget_slider.valueChanged.connect(self._budget_moved)
         self.budget_label = QLabel(f"{DEFAULT_BUDGET:,} tokens")
+        self.budget_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.budget_label.setMinimumWidth(90)
         self.budget_slider.setMinimumWidth(100)      # a slider squeezed to a stub is not usable
-        right.setMinimumWidth(320)                    # the brief is this tab's other half
-        brow.addWidget(self.budget_slider, 1)
+        right.setMinimumWidth(190)                    # the brief is this tab's other half
+        brow.addStretch(1)
         brow.addWidget(self.budget_label)
         rl.addLayout(brow)
+        rl.addWidget(self.budget_slider)
         self.brief_info = QLabel("")
         self.brief_info.setWordWrap(True)
         rl.addWidget(self.brief_info)

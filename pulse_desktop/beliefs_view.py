@@ -49,6 +49,7 @@ from pulse_desktop.flow_layout import flow_row
 from pulse_desktop.keyboard import QuietTableView
 from pulse_desktop.session import MemorySession
 from pulse_desktop.style import CLASS_NAMES, DOMAIN_NAMES
+from pulse_desktop.table_fit import header_width
 
 OPTIONAL_COLUMNS = (COL_KIND, COL_KEY, COL_PROVENANCE)   # step aside on a narrow view
 TITLE_MIN = 150
@@ -315,7 +316,8 @@ class BeliefsView(QWidget):
         rest = available - sum(widths.values())
         if rest < TITLE_MIN:          # still too narrow: squeeze the widest (they elide,
             for col in sorted(widths, key=lambda c: -widths[c]):     # the tooltip has all)
-                cut = min(TITLE_MIN - rest, max(0, widths[col] - SQUEEZE_MIN))
+                floor = max(SQUEEZE_MIN, header_width(self.table, col))   # a whole header
+                cut = min(TITLE_MIN - rest, max(0, widths[col] - floor))
                 widths[col] -= cut
                 rest += cut
                 if rest >= TITLE_MIN:

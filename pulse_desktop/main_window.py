@@ -135,6 +135,10 @@ class MainWindow(QMainWindow):
         self.beliefs = BeliefsView(self.session)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(False)
+        # every tab's name stays in sight: the centre is never narrower than the bar (arrows
+        # would hide the last tabs, and elided names are hard to tell apart)
+        self.tabs.setUsesScrollButtons(False)
+        self.tabs.setElideMode(Qt.TextElideMode.ElideNone)
         self.views: dict[str, QWidget] = {"Graph": self.graph, "Timeline": self.timeline,
                                           "Beliefs": self.beliefs}
         for name in TABS:
@@ -176,7 +180,7 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(2, 0)
         self.splitter.setChildrenCollapsible(False)
         self.navigator.setMinimumWidth(200)
-        self.detail.setMinimumWidth(240)
+        self.detail.setMinimumWidth(220)       # on a 1024 px screen the tabs get 590
         self._sized = False          # side panels get their width from the window's, once
 
         self.start = StartPage(self)

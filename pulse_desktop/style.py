@@ -95,7 +95,7 @@ QSS = """
 QMainWindow, QDialog { background: #f6f7fb; }
 QWidget { font-size: 10pt; }
 QTabWidget::pane { border: 1px solid #dfe3ec; border-radius: 6px; background: #ffffff; top: -1px; }
-QTabBar::tab { background: transparent; color: #4a5566; padding: 7px 10px; margin-right: 1px;
+QTabBar::tab { background: transparent; color: #4a5566; padding: 7px 8px; margin-right: 1px;
                border: 1px solid transparent; border-top-left-radius: 6px;
                border-top-right-radius: 6px; }
 QTabBar::tab:selected { background: #ffffff; color: #1f2733; border-color: #dfe3ec;

@@ -485,6 +485,13 @@ def test_demo_labels_are_readable_at_fit_and_never_overlap(qtbot, demo_db, tmp_p
             "'canvas').getContext('2d');c.font=getComputedStyle(s).font;return [s.placeholder,"
             " s.clientWidth - 18, c.measureText(s.placeholder).width]})()")
         assert need <= room and hint in ("Search names, facts, events…", "Search…")
+        # the graph tab on a 1024 px screen (about 580): two rows, every control whole in it
+        v.view.resize(560, 700)
+        v.qtbot.wait(300)
+        narrow = v.js("Array.from(document.querySelectorAll('#toolbar > *')).filter(function(e)"
+                      "{return e.offsetParent!==null}).map(function(e){return Math.round("
+                      "e.getBoundingClientRect().right)})")
+        assert max(narrow) <= 560
         v.view.resize(1400, 700)
         v.qtbot.wait(300)
         assert v.js("document.getElementById('search').placeholder") == \

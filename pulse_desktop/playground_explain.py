@@ -9,7 +9,7 @@ import html
 import math
 from typing import Any
 
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QEvent, QRectF, Qt
 from PySide6.QtGui import QFont, QPainter
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -34,6 +34,9 @@ from pulse_desktop.playground_results import (
 )
 from pulse_desktop.style import DOMAIN_NAMES
 from pulse_desktop.term_help import term_name, term_tooltip
+
+HINT = "event key or id, e.g. e057"
+SHORT_HINT = "e.g. e057"
 
 
 def ordinal(n: int) -> str:
@@ -147,8 +150,12 @@ class ExplainPanel(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.edit = QLineEdit()
-        self.edit.setPlaceholderText("event key or id, e.g. e057")
+        self.edit.setPlaceholderText(HINT)
+        self.edit.setToolTip(HINT)
         self.edit.setAccessibleName("Event to explain")
+        # the short hint whole, whatever the width (1024 px: about 60 px for the field)
+        self.edit.setMinimumWidth(self.edit.fontMetrics().horizontalAdvance(SHORT_HINT) + 20)
+        self.edit.installEventFilter(self)
         self.button = QPushButton("Explain")
         self.button.setToolTip("Why this event ranks where it does, or not at all "
                                "(Ctrl+Shift+E; it also follows every query)")
@@ -190,8 +197,7 @@ class ExplainPanel(QWidget):
                                      "(hover a term for what it means)")
         self.terms_button.toggled.connect(self.terms.setVisible)
         self.terms.setVisible(False)
-        row = QHBoxLayout()
-        row.addWidget(QLabel("Explain"))
+        row = QHBoxLayout()        # the Explain button names the field: no label before it
         row.addWidget(self.edit, 1)
         row.addWidget(self.button)
         row.addWidget(self.terms_button)
@@ -209,6 +215,13 @@ class ExplainPanel(QWidget):
         lines = self.fontMetrics().lineSpacing()
         self.setMinimumHeight(6 * lines + self.bar.minimumHeight()
                               + self.button.sizeHint().height() + 6 * layout.spacing() + 8)
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.edit and event.type() == QEvent.Type.Resize:
+            # the long hint when it fits the field, else the short one (never a cut hint)
+            need = self.edit.fontMetrics().horizontalAdvance(HINT) + 18
+            self.edit.setPlaceholderText(HINT if self.edit.width() >= need else SHORT_HINT)
+        return False
 
     def text(self) -> str:
         lines = [self.sentence.text()]

@@ -18,7 +18,7 @@ import PySide6.QtWebEngineWidgets  # noqa: E402,F401  (before the QApplication)
 
 from pulse_desktop.main_window import TABS, MainWindow  # noqa: E402
 from pulse_desktop.screenshots import prepare_tab  # noqa: E402
-from pulse_desktop.ui_audit import audit_tabs  # noqa: E402
+from pulse_desktop.ui_audit import audit_tabs, clipped_texts  # noqa: E402
 
 SCREEN = (1024, 768)
 FRAME = 40          # a title bar and a border around the window, as fit_to_screen leaves
@@ -86,6 +86,13 @@ def test_every_tab_fits_a_1024_screen(qtbot, demo_copy):
     assert min(nav, detail) >= 180
     found = audit_tabs(win, prepare_tab)
     assert found == {}, json.dumps(found, indent=1)
+    # before anything is explained, the Explain field's hint is whole (a short one here)
+    play = win.tab("Playground")
+    play.explain_edit.clear()
+    win.show_tab("Playground")
+    qtbot.wait(20)
+    assert clipped_texts(play) == []
+    assert play.explain_edit.placeholderText() == "e.g. e057"
     win.close()
 
 

@@ -224,7 +224,12 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
 
     # -- import ------------------------------------------------------------------------------
 
-    def import_corpus(self, source: str | Path | dict[str, Any]) -> dict[str, Any]:
+    def import_corpus(self, source: str | Path | dict[str, Any], *,
+                      progress: ProgressFn | None = None, cancel: Any = None) -> dict[str, Any]:
+        """Import a pulse-corpus file (or its dict) whole, in one transaction.
+        `progress(done, total)` follows the embedding; with `cancel` (a threading.Event) set,
+        the import stops at the next batch and writes nothing: the summary then says
+        "cancelled": True (as import_files does)."""
         from core.ingest import corpus
 
         label = "corpus" if isinstance(source, dict) else str(source)
@@ -232,7 +237,8 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
         plan = corpus.validate(data, label)
         self._writable()
         return corpus.import_plan(self.conn, plan, captured_at=_now_iso(),
-                                  embed=self.embed_texts, tag=self.tag_texts)
+                                  embed=self.embed_texts, tag=self.tag_texts,
+                                  progress=progress, cancel=cancel)
 
     # -- retrieval ---------------------------------------------------------------------------
 

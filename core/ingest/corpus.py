@@ -238,26 +238,67 @@ def beliefs_ok(fields: Mapping[str, Any], label: str) -> None:
         raise ValidationError(str(exc)) from None
 
 
+CANCEL_STEP = 32     # texts embedded between two looks at `cancel` (the demo: ~0.3 s each)
+
+
+class _Cancelled(Exception):
+    """Raised inside the import when its `cancel` is set: nothing is written."""
+
+
 def import_plan(conn: sqlite3.Connection, plan: dict[str, Any], *, captured_at: str,
-                embed: Callable[[list[str]], list[records.Vector]],
+                embed: Callable[[list[str], Callable[[int, int], None] | None],
+                                list[records.Vector]],
                 tag: Callable[[list[str]], list[records.Emotions]],
-                actor: str = "import") -> dict[str, Any]:
+                actor: str = "import", progress: Callable[[int, int], None] | None = None,
+                cancel: Any = None) -> dict[str, Any]:
     """Write a validated plan in one transaction. Keys already present are kept, not doubled.
     Policies (the memory's and the file's own entities') are applied before anything is
     embedded or written: no_capture people's events, facts and relations are left out (and
-    counted), the others' text passes the gate (core/privacy/policy.py)."""
+    counted), the others' text passes the gate (core/privacy/policy.py).
+
+    `progress(done, total)` follows the embedding of the new events (the long part).
+    `cancel.is_set()` is checked every CANCEL_STEP texts embedded and between the events written:
+    a cancelled import writes nothing (its one transaction is rolled back) and returns the
+    summary with every count 0 and "cancelled": True."""
+    summary = {"entities": 0, "relations": 0, "events": 0, "facts": 0, "skipped_existing": 0}
+    try:
+        return _import_plan(conn, plan, summary, captured_at=captured_at, embed=embed, tag=tag,
+                            actor=actor, progress=progress, cancel=cancel)
+    except _Cancelled:
+        return {"format": FORMAT, **dict.fromkeys(summary, 0), "keys": {}, "cancelled": True}
+
+
+def _import_plan(conn: sqlite3.Connection, plan: dict[str, Any], summary: dict[str, int], *,
+                 captured_at: str,
+                 embed: Callable[[list[str], Callable[[int, int], None] | None],
+                                 list[records.Vector]],
+                 tag: Callable[[list[str]], list[records.Emotions]], actor: str,
+                 progress: Callable[[int, int], None] | None, cancel: Any) -> dict[str, Any]:
+    def stop_if_cancelled() -> None:
+        if cancel is not None and cancel.is_set():
+            raise _Cancelled
+
     _refuse_a_second_self(conn, plan)
     gate = _corpus_policies(conn, plan)
     plan, withheld = _gated(plan, gate)
     new_events = [e for e in plan["events"]
                   if conn.execute("SELECT 1 FROM events WHERE key = ?", (e["key"],)).fetchone() is None]
     new_texts = [records.embedding_text(e["title"], e["description"]) for e in new_events]
-    vectors = embed(new_texts) if new_events else []
+    stop_if_cancelled()
+    if cancel is None:
+        vectors = embed(new_texts, progress) if new_events else []
+    else:       # in steps, to look at `cancel` between them (the same vectors: one per text)
+        vectors = []
+        for start in range(0, len(new_texts), CANCEL_STEP):
+            vectors += embed(new_texts[start:start + CANCEL_STEP], None)
+            stop_if_cancelled()
+            if progress is not None:
+                progress(len(vectors), len(new_texts))
     untagged = [i for i, e in enumerate(new_events) if e["emotions"] is None]
     tagged = tag([new_texts[i] for i in untagged]) if untagged else []
     inferred = dict(zip(untagged, tagged))
+    stop_if_cancelled()
 
-    summary = {"entities": 0, "relations": 0, "events": 0, "facts": 0, "skipped_existing": 0}
     keys: dict[str, int] = {}
     with transaction(conn):
         entity_ids: dict[str, int] = {}
@@ -290,6 +331,7 @@ def import_plan(conn: sqlite3.Connection, plan: dict[str, Any], *, captured_at: 
                                                    (ev["key"],)).fetchone()[0])
                 summary["skipped_existing"] += 1
                 continue
+            stop_if_cancelled()            # rolls the transaction back: nothing written
             i = position[ev["key"]]
             obs_id, _ = records.add_observation(
                 conn, actor=actor, source_kind="pulse-corpus", source_id=ev["key"],

@@ -678,7 +678,8 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
             results.append({"file": str(path), "format": kind, "cancelled": True})
             continue
         if kind == "corpus":
-            summary = memory.import_corpus(path)
+            summary = memory.import_corpus(path, cancel=cancel)   # whole, or nothing
+            cancelled = bool(summary.get("cancelled"))
             results.append({"file": str(path), **summary})
             continue
         counts = Counts()

@@ -69,19 +69,24 @@ def demo_db_path() -> Path:
 
 
 def build_demo(path: Path, progress=None, cancel: threading.Event | None = None) -> dict[str, Any]:
-    """Build the demo memory at `path` (atomically: a temp file, then rename)."""
+    """Build the demo memory at `path` (atomically: a temp file, then rename). `progress`
+    follows the events embedded. Cancelled (`cancel` set), nothing is left behind: a half
+    demo is worthless, so the temp file goes and `path` is not touched; the summary then
+    says cancelled: True."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".building")
     for extra in ("", "-wal", "-shm", "-journal"):
         Path(str(tmp) + extra).unlink(missing_ok=True)
     try:
         with Memory.open(tmp, create=True) as memory:
-            summary = memory.import_corpus(demo_corpus_path())
-            memory.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        if cancel is not None and cancel.is_set():
-            raise PulseError("cancelled")
+            summary = memory.import_corpus(demo_corpus_path(), progress=progress,
+                                           cancel=cancel)
+            if not summary.get("cancelled"):
+                memory.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        if summary.get("cancelled") or (cancel is not None and cancel.is_set()):
+            return {**summary, "cancelled": True}
         os.replace(tmp, path)
-    finally:
+    finally:      # the memory is closed by now: its files can go
         for extra in ("", "-wal", "-shm", "-journal"):
             Path(str(tmp) + extra).unlink(missing_ok=True)
     return summary
@@ -124,6 +129,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.session = session or MemorySession(self)
         self.jobs: set[workers.Job] = set()
+        self.demo_job: workers.Job | None = None      # the demo memory being built
         self.setWindowTitle("Pulse")
         self.setWindowIcon(app_icon())
         self.resize(1440, 900)        # the app's start makes it fit the screen (app.py)
@@ -547,17 +553,44 @@ class MainWindow(QMainWindow):
         self.session.opened.emit()
 
     def open_demo(self) -> None:
+        if self.demo_job is not None:      # File ▸ Open demo memory while it is being built
+            self.statusBar().showMessage("The demo memory is being built; Cancel stops it.",
+                                         8000)
+            return
         path = demo_db_path()
         if path.exists() and path.stat().st_size > 0:
             self.open_path(path)
             return
         self.start.set_busy("Building the demo memory on this computer (about a minute the "
-                            "first time)…")
+                            "first time)…", cancel=self.cancel_demo)
         self.statusBar().showMessage("Building the demo memory…")
-        self.run_job(lambda progress, cancel: build_demo(path, progress, cancel),
-                     done=lambda _summary: (self.start.set_busy(None), self.open_path(path)),
-                     failed=lambda text: (self.start.set_busy(None),
-                                          self._error("The demo memory could not be built", text)))
+
+        def finished(summary: dict[str, Any]) -> None:
+            self.demo_job = None
+            self.start.set_busy(None)
+            if summary.get("cancelled"):
+                self.statusBar().showMessage("Demo memory not built: cancelled, nothing was "
+                                             "kept. Open demo memory starts it again.", 15000)
+            else:
+                self.open_path(path)
+
+        def failed(text: str) -> None:
+            self.demo_job = None
+            self.start.set_busy(None)
+            self._error("The demo memory could not be built", text)
+
+        self.demo_job = self.run_job(lambda progress, cancel: build_demo(path, progress, cancel),
+                                     done=finished, failed=failed)
+        self.demo_job.signals.progress.connect(self.start.show_progress)
+
+    def cancel_demo(self) -> None:
+        """Stop building the demo memory: the worker stops within a step (about 0.3 s) and
+        leaves no file; finished() then says so."""
+        if self.demo_job is None:
+            return
+        self.demo_job.cancel.set()
+        self.start.cancelling()
+        self.statusBar().showMessage("Cancelling the demo memory…")
 
     def import_conversations(self) -> None:
         """Go to the Ingest tab (creating a memory first if none is open)."""

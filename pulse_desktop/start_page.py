@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtGui import QFontMetrics
+from PySide6.QtGui import QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -94,7 +94,18 @@ class StartPage(QWidget):
         self.busy.setMinimumWidth(260)
         self.busy.setMaximumWidth(320)
         self.busy.setAccessibleName("Working")
+        self.busy.setFormat("%v of %m events")
         self.busy.hide()
+        # stops the work set_busy() was given (the demo build); Esc too
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop building the demo memory; nothing is kept (Esc)")
+        self.cancel_button.setAccessibleDescription(self.cancel_button.toolTip())
+        self.cancel_button.clicked.connect(lambda _checked=False: self._cancel())
+        self.cancel_button.hide()
+        self._on_cancel: Callable[[], object] | None = None
+        escape = QShortcut(QKeySequence("Escape"), self)
+        escape.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        escape.activated.connect(self._cancel)
         self.note = QLabel()
         self.note.setStyleSheet("color: #5b6678;")
         self.note.setWordWrap(True)
@@ -105,7 +116,8 @@ class StartPage(QWidget):
         for w in (icon, title, subtitle):
             ways.addWidget(w, 0, Qt.AlignmentFlag.AlignHCenter)
         ways.addSpacing(18)
-        for w in (self.demo, self.new_button, self.import_button, self.open_button, self.busy):
+        for w in (self.demo, self.new_button, self.import_button, self.open_button, self.busy,
+                  self.cancel_button):
             ways.addWidget(w, 0, Qt.AlignmentFlag.AlignHCenter)
         ways.addWidget(self.note)      # the column's width, and the height its lines need
 
@@ -161,9 +173,34 @@ class StartPage(QWidget):
             self.recent_buttons.append(b)
         self.recent_box.setVisible(bool(paths))
 
-    def set_busy(self, text: str | None) -> None:
+    def set_busy(self, text: str | None, cancel: Callable[[], object] | None = None) -> None:
+        """Say what is being done (None: nothing, the ways in are back); with `cancel`, a
+        Cancel button (and Esc) calls it."""
+        self.busy.setRange(0, 0)           # busy until the first count arrives
+        self.busy.setTextVisible(False)
         self.busy.setVisible(bool(text))
         self.note.setText(text or "")
+        self._on_cancel = cancel if text else None
+        self.cancel_button.setVisible(self._on_cancel is not None)
+        self.cancel_button.setEnabled(True)
         for b in (self.demo, self.new_button, self.import_button, self.open_button,
                   *self.recent_buttons):
             b.setEnabled(not text)
+        if self._on_cancel is not None:    # the clicked button is disabled: Esc still works
+            self.cancel_button.setFocus(Qt.FocusReason.OtherFocusReason)
+        elif not text:
+            self.demo.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def show_progress(self, done: int, total: int) -> None:
+        if self.busy.isVisible() and total > 0:
+            self.busy.setRange(0, total)
+            self.busy.setValue(done)
+            self.busy.setTextVisible(True)
+
+    def cancelling(self) -> None:
+        self.cancel_button.setEnabled(False)
+        self.note.setText("Cancelling: stopping after the events being embedded now…")
+
+    def _cancel(self) -> None:
+        if self._on_cancel is not None and self.cancel_button.isEnabled():
+            self._on_cancel()

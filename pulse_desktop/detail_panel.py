@@ -56,7 +56,9 @@ def esc(value: Any) -> str:
 
 
 def chip(text: str, colour: str = "#7a8594") -> str:
-    return (f'<span style="background:{colour}; color:#ffffff;">&nbsp;{esc(text)}&nbsp;</span>')
+    # one piece: a narrow panel (220 px at 1024) moves a chip to the next line, never splits it
+    whole = esc(text).replace(" ", "&nbsp;")
+    return f'<span style="background:{colour}; color:#ffffff;">&nbsp;{whole}&nbsp;</span>'
 
 
 def link(kind: str, item_id: int, text: str) -> str:

@@ -131,3 +131,11 @@ def test_the_dialogs_fit_a_1024_screen(qtbot, demo_copy):
         dialog.close()
     assert wide == {}, wide
     win.close()
+
+
+def test_a_detail_chip_is_never_split_across_lines():
+    """At 1024 px the detail panel is 220 px wide: 'salience 0.50' broke after 'salience'."""
+    from pulse_desktop.detail_panel import chip
+
+    html = chip("salience 0.50")
+    assert "salience&nbsp;0.50" in html and "salience 0.50" not in html

@@ -153,7 +153,7 @@ def measure(code: str, style: str, kb: int, shape: str, seed: int, work: Path) -
     if out.returncode != 0:
         sys.exit(f"{code} {shape} {kb} KB failed:\n{out.stderr[-3000:]}")
     result = json.loads(out.stdout.strip().splitlines()[-1])
-    size_kb = chat.stat().st_size / 1024
+    size_kb = sum(len(line["text"].encode("utf-8")) for line in lines) / 1024   # text, not JSON
     return {**result, "size": kb, "kb": round(size_kb, 1),
             "wall_ms_per_kb": round(1000 * result["wall_s"] / size_kb, 1),
             "cpu_ms_per_kb": round(1000 * result["cpu_s"] / size_kb, 1)}

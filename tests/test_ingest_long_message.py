@@ -138,3 +138,86 @@ def test_a_long_letter_imports_as_it_did_in_many_ways(tmp_path, monkeypatch):
     first = imported(tmp_path / "first.db")
     assert now == first
     assert len(now["events"]) > 50 and len(now["entities"]) > 50 and now["facts"]
+
+
+def write_letter(path: Path, kb: int) -> Path:
+    path.write_text(json.dumps({"id": "m1", "speaker": "Nadia", "role": "user",
+                                "text": run_on_letter(kb), "ts": "2026-01-01T12:00:00Z"}) + "\n",
+                    encoding="utf-8")
+    return path
+
+
+def test_one_long_message_reports_how_far_it_is_prepared(memory, tmp_path):
+    """A 40 KB letter is one message and one batch: the count is sent at the start (the total)
+    and moves once, at its end; the share prepared moves in many steps before it (one per run of the embedder's windows), and
+    the vectors are the same bits as an import that asks for no steps."""
+    letter = write_letter(tmp_path / "letter.jsonl", 40)
+    counts: list[tuple[int, int]] = []
+    shares: list[float] = []
+    summary = memory.import_files([letter],
+                                  progress=lambda done, total: counts.append((done, total)),
+                                  preparing=shares.append)
+    assert counts == [(0, 1), (1, 1)] and summary["total"]["observations"]["new"] == 1
+    assert len(shares) >= 10 and shares == sorted(shares) and 0 < shares[0] and shares[-1] == 1
+    with Memory.open(tmp_path / "plain.db", create=True) as plain:
+        plain.import_files([letter])
+        vectors = [plain.conn.execute("SELECT vector FROM event_embeddings ORDER BY event_id"
+                                      ).fetchall(),
+                   memory.conn.execute("SELECT vector FROM event_embeddings ORDER BY event_id"
+                                       ).fetchall()]
+    assert [tuple(r) for r in vectors[0]] == [tuple(r) for r in vectors[1]] and vectors[0]
+
+
+def test_cancel_is_honoured_inside_one_long_message(tmp_path):
+    """Cancel set while the letter's vectors are computed: the import stops there, before the
+    rest of its runs, with nothing of it written; a rerun imports it whole, as an
+    uninterrupted import does."""
+    import threading
+
+    letter = write_letter(tmp_path / "letter.jsonl", 40)
+    cancel = threading.Event()
+    shares: list[float] = []
+
+    def preparing(share: float) -> None:
+        shares.append(share)
+        if share > 0.3:
+            cancel.set()
+
+    with Memory.open(tmp_path / "cancelled.db", create=True) as memory:
+        summary = ingest_files(memory, [letter], cancel=cancel, preparing=preparing,
+                               captured_at="2026-01-01T12:00:00Z")
+        assert summary["cancelled"] is True
+        assert shares[-1] < 0.6            # stopped at the next run, not at the message's end
+        assert memory.conn.execute("SELECT COUNT(*) FROM observations").fetchone()[0] == 0
+        assert memory.verify() == []
+        again = ingest_files(memory, [letter], captured_at="2026-01-01T12:00:00Z")
+        assert again["total"]["observations"]["new"] == 1
+        rerun = [tuple(r) for r in memory.conn.execute(
+            "SELECT title, description, intensity FROM events ORDER BY id")]
+    with Memory.open(tmp_path / "whole.db", create=True) as memory:
+        ingest_files(memory, [letter], captured_at="2026-01-01T12:00:00Z")
+        whole = [tuple(r) for r in memory.conn.execute(
+            "SELECT title, description, intensity FROM events ORDER BY id")]
+    assert rerun == whole and whole
+
+
+def test_the_cli_line_says_how_far_a_long_message_is_prepared():
+    import io
+
+    from core.cli.output import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    term = Terminal()
+    line = Progress("import", stream=term)
+    line(0, 1)
+    for share in (0.0, 0.37, 0.371, 0.5, 1.0):
+        line.preparing(share)
+    line(1, 1)
+    drawn = [d.replace("\x1b[K", "") for d in term.getvalue().split("\r") if d]
+    assert drawn == ["import [..............................] 0/1",
+                     *(f"import [..............................] 0/1 (preparing {p:2d} %)"
+                       for p in (0, 37, 50, 99)),
+                     "import [##############################] 1/1\n"]

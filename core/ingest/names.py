@@ -120,8 +120,8 @@ def _vocative(sent: str, start: int, end: int, words: int, previous_end: int = 0
     before it ends (0 for none). What comes before the name is searched from there, not from
     the sentence's start: a greeting ends with that word, and a comma comes after it. Searched
     from the start, a letter pasted as one sentence made every name in it re-read all the text
-    before it (quadratic; 42 s for a 165 KB message). The patterns end at the name (endpos)
-    and begin where the search does (pos), so nothing is sliced either."""
+    before it (quadratic: 24.5 s for a 160 KB letter, bench/big_message.py). The patterns end
+    at the name (endpos) and begin where the search does (pos): nothing is sliced either."""
     reach = max(0, previous_end - GREETING_REACH)
     if _GREETING.search(sent, reach, start):
         return True

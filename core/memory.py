@@ -205,10 +205,23 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
 
         return get_embedder(self.embedding_model)
 
-    def embed_texts(self, texts: list[str], progress: ProgressFn | None = None
-                    ) -> list[records.Vector]:
+    def embed_texts(self, texts: list[str], progress: ProgressFn | None = None,
+                    step: Callable[[float], None] | None = None) -> list[records.Vector]:
+        """`step(fraction of the work done)` is called as the vectors are computed: inside one
+        long text where the embedder reports its runs (e5), else after each batch of texts."""
         embedder = self.embedder()
-        matrix = embedder.embed_passages(texts, progress=progress) if texts else np.zeros((0, 0))
+        if not texts:
+            matrix = np.zeros((0, 0))
+        elif step is not None and getattr(embedder, "reports_steps", False):
+            matrix = embedder.embed_passages(texts, progress=progress, step=step)
+        elif step is not None:
+            def both(done: int, total: int) -> None:
+                if progress:
+                    progress(done, total)
+                step(done / total if total else 1.0)
+            matrix = embedder.embed_passages(texts, progress=both)
+        else:
+            matrix = embedder.embed_passages(texts, progress=progress)
         return [records.Vector(embedder.name, np.asarray(row, dtype=np.float32)) for row in matrix]
 
     def tag_texts(self, texts: list[str]) -> list[records.Emotions]:

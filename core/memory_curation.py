@@ -20,16 +20,18 @@ class CurationOps:
     def import_files(self, paths: Sequence[str | Path] | str | Path, *, fmt: str = "auto",
                      extractor: str = "offline", me: str | None = None,
                      progress: Callable[[int, int], None] | None = None,
-                     cancel: Any = None) -> dict[str, Any]:
+                     cancel: Any = None,
+                     preparing: Callable[[float], None] | None = None) -> dict[str, Any]:
         """Import chats, exports, notes or corpora (format auto-detected; a re-import adds
         nothing). `me` names the person whose memory this is: their turns are the user's; an
         assistant's turns are kept as context only, never events or an entity. `extractor` is
         "offline", "llm" (models.json's triage and extract aliases) or one model alias;
-        `cancel` a threading.Event."""
+        `cancel` a threading.Event. `progress(done, total)` counts messages; `preparing(share)`
+        how far the batch being prepared is (one long message can take seconds)."""
         from core.ingest import ingest_files
 
         return ingest_files(self, paths, fmt=fmt, extractor=extractor, me=me,
-                            progress=progress, cancel=cancel)
+                            progress=progress, cancel=cancel, preparing=preparing)
 
     def remember(self, text: str, ts: str | None = None, *, extractor: str = "offline",
                  actor: str = "import") -> dict[str, Any]:

@@ -84,6 +84,18 @@ def throttled(progress, interval: float = PROGRESS_INTERVAL):
     return call
 
 
+def throttled_share(report, interval: float = PROGRESS_INTERVAL):
+    """A `preparing(share)` callback that forwards at most every `interval` seconds."""
+    last = [0.0]
+
+    def call(share: float) -> None:
+        now = time.monotonic()
+        if now - last[0] >= interval:
+            last[0] = now
+            report(float(share))
+    return call
+
+
 class _DropList(QListWidget):
     def __init__(self, view: IngestView) -> None:
         super().__init__()
@@ -109,6 +121,9 @@ class IngestView(QWidget):
     importFailed = Signal(str)
     proposalResolved = Signal(dict)
     progressed = Signal(int, int)
+    # how far the batch being prepared is (0..1), from the worker: one long message takes
+    # seconds before its count arrives
+    preparingShare = Signal(float)
 
     def __init__(self, session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -116,8 +131,10 @@ class IngestView(QWidget):
         self.paths: list[Path] = []
         self.job = None
         self.last_summary: dict[str, Any] | None = None
+        self._counted = False           # a count of messages arrived in this import
         self.setAcceptDrops(True)
         self._build()
+        self.preparingShare.connect(self._preparing)
         session.opened.connect(self._opened)
         session.changed.connect(self._memory_changed)
         self._refresh_state()
@@ -388,11 +405,15 @@ class IngestView(QWidget):
             memory = Memory.open(path)
             try:
                 return memory.import_files(paths, fmt=fmt, extractor=extractor, me=me,
-                                           progress=throttled(progress), cancel=cancel)
+                                           progress=throttled(progress), cancel=cancel,
+                                           preparing=throttled_share(share))
             finally:
                 memory.close()
 
+        share = self.preparingShare.emit
+        self._counted = False
         self.progress.setRange(0, 0)   # busy until the first count arrives
+        self.progress.setFormat("%v / %m messages")
         self.progress.setTextVisible(True)
         self.summary.clear()
         self._say(f"Importing {len(paths)} file{'s' if len(paths) != 1 else ''} "
@@ -406,14 +427,29 @@ class IngestView(QWidget):
             return
         self.job.cancel.set()
         self.cancel_button.setEnabled(False)
-        self._say("Cancelling after the current message…")
+        self._say("Cancelling…")
 
     def _progress(self, done: int, total: int) -> None:
         if self.job is None:
             return
+        self._counted = True
+        self.progress.setFormat("%v / %m messages")
         self.progress.setRange(0, max(total, 1))
         self.progress.setValue(done)
         self.progressed.emit(done, total)
+
+    def _preparing(self, share: float) -> None:
+        """Movement while a batch is prepared (one long message is seconds of it): the share
+        beside the count, or the bar itself before the first count."""
+        if self.job is None:
+            return
+        percent = min(99, int(100 * share))
+        if self._counted:
+            self.progress.setFormat(f"%v / %m messages · preparing {percent} %")
+        else:
+            self.progress.setRange(0, 100)
+            self.progress.setValue(percent)
+            self.progress.setFormat("preparing the first messages: %p %")
 
     def _done(self, summary: dict[str, Any]) -> None:
         self.job = None
@@ -423,8 +459,10 @@ class IngestView(QWidget):
         self.summary.setPlainText(self.summary_text(summary))
         self.summary.setToolTip("The counters, as pulse ingest --json prints them:\n"
                                 + json.dumps(total, indent=1)[:1500])
-        if self.progress.maximum() == 0:
+        self.progress.setFormat("%v / %m messages")
+        if not self._counted:          # busy, or the share of a first batch: no count yet
             self.progress.setRange(0, 1)
+            self.progress.setValue(0)
         if summary.get("cancelled"):
             # the counts sent are throttled: the last may be behind what was read
             read = min(ingest_summary.messages_read(total), self.progress.maximum())
@@ -443,6 +481,7 @@ class IngestView(QWidget):
     def _failed(self, text: str) -> None:
         self.job = None
         self.session.own_work.pop("import", None)
+        self.progress.setFormat("%v / %m messages")
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
         self._refresh_state()

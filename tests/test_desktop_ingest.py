@@ -355,3 +355,45 @@ def test_the_windows_own_import_is_not_called_another_programs_change(qtbot, tmp
     assert not [line for line in said if "another program" in line], said
     assert len(win.navigator.events.items) > 0
     win.close()
+
+
+def _long_letter(path: Path, kb: int) -> Path:
+    sys.path.insert(0, str(ROOT / "bench"))
+    from big_message import chat_lines, journal
+
+    path.write_text(json.dumps(chat_lines(journal(kb, 3, "run-on"), "one", "run-on")),
+                    encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("cancel_at", [None, 0.3])
+def test_one_long_message_moves_the_bar_and_cancel_stops_inside_it(qtbot, view, session,
+                                                                   tmp_path, monkeypatch,
+                                                                   cancel_at):
+    """A 40 KB letter pasted as one message is one count, after seconds of work: the bar says
+    how far it is prepared meanwhile, and Cancel stops inside it (nothing of it written)."""
+    from core.embedding import registry
+
+    monkeypatch.delitem(registry._cache, registry.DEFAULT_MODEL)   # the real e5: its runs
+    texts: list[str] = []
+
+    def on_share(share: float) -> None:
+        texts.append(view.progress.text())
+        if cancel_at is not None and share > cancel_at and view.job is not None:
+            view.cancel_import()
+
+    view.preparingShare.connect(on_share)
+    view.add_paths([_long_letter(tmp_path / "letter.json", 40)])
+    with qtbot.waitSignal(view.importFinished, timeout=600_000) as blocker:
+        view.start_import()
+    summary = blocker.args[0]
+    shown = [t for t in texts if "preparing" in t]
+    assert len(set(shown)) >= 3, texts        # the text moves: "0 / 1 messages · preparing 37 %"
+    assert all(t.startswith("0 / 1 messages · preparing ") for t in shown), shown
+    if cancel_at is None:
+        assert summary["cancelled"] is False and count(session.path, "observations") == 1
+        assert view.progress.text() == "1 / 1 messages"
+    else:
+        assert summary["cancelled"] is True and count(session.path, "observations") == 0
+        assert "99 %" not in " ".join(shown)    # stopped well before the message's end
+        assert pulse(session.path, "verify").returncode == 0

@@ -53,9 +53,10 @@ def cmd_import(args: argparse.Namespace) -> int:
             emit(args, results[0] if len(results) == 1 else {"files": results})
             return 0
         try:
+            progress = Progress("import")
             summary = memory.import_files(args.files, fmt=args.format,
                                           extractor=args.extractor, me=args.me,
-                                          progress=Progress("import"))
+                                          progress=progress, preparing=progress.preparing)
         except KeyboardInterrupt:
             # batches commit whole, and a re-run skips what is stored (docs/reliability.md)
             raise PulseError("interrupted: the messages already written are kept, whole; run "

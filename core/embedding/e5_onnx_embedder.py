@@ -29,7 +29,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -113,14 +113,31 @@ class E5OnnxEmbedder:
 
     # -- public ------------------------------------------------------------------------------
 
-    def embed_passages(self, texts: Sequence[str], progress: ProgressFn | None = None
-                       ) -> np.ndarray:
+    #: embed_passages takes `step`: the share of the work done, after every run of windows
+    reports_steps = True
+
+    def embed_passages(self, texts: Sequence[str], progress: ProgressFn | None = None,
+                       step: Callable[[float], None] | None = None) -> np.ndarray:
+        """`step(fraction)` is called after every run (a few hundred tokens): one long text is
+        many runs, so a caller can show movement and stop inside it (an exception raised by
+        `step` cancels the runs not begun)."""
         with self._passage_lock:
             if self._passages is None:   # built at the first passage: a query-only process
                 self._passages = self._int8_or_float_session()    # never pays for it
         session = self._passages
-        return embed_in_batches(lambda chunk: self._embed(chunk, "passage: ", session), texts,
-                                DIM, _CHUNK, progress)
+        if step is None:
+            return embed_in_batches(lambda chunk: self._embed(chunk, "passage: ", session),
+                                    texts, DIM, _CHUNK, progress)
+        total, before = max(1, sum(len(t) for t in texts)), 0
+
+        def encode(chunk: list[str]) -> np.ndarray:
+            nonlocal before
+            size = sum(len(t) for t in chunk)
+            out = self._embed(chunk, "passage: ", session,
+                              lambda share: step((before + share * size) / total))
+            before += size
+            return out
+        return embed_in_batches(encode, texts, DIM, _CHUNK, progress)
 
     def embed_query(self, text: str) -> np.ndarray:
         return l2_normalise(self._embed([text], "query: ", self._session))[0]
@@ -131,8 +148,10 @@ class E5OnnxEmbedder:
 
     # -- internals ---------------------------------------------------------------------------
 
-    def _embed(self, texts: list[str], prefix: str, session) -> np.ndarray:
-        """Mean-pooled vectors (not yet normalised), windows averaged by token count."""
+    def _embed(self, texts: list[str], prefix: str, session,
+               step: Callable[[float], None] | None = None) -> np.ndarray:
+        """Mean-pooled vectors (not yet normalised), windows averaged by token count.
+        `step(share of the tokens done)` after every run, in order."""
         windows: list[tuple[int, list[int]]] = []   # (text index, content ids)
         for i, text in enumerate(texts):
             ids = self._tokenizer.content_ids(prefix + text)
@@ -146,9 +165,19 @@ class E5OnnxEmbedder:
         if self._workers > 1 and len(runs) > 1:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="pulse-embed")
-            all_means = list(self._pool.map(lambda run: self._run(session, run), runs))
+            results = self._pool.map(lambda run: self._run(session, run), runs)
         else:
-            all_means = [self._run(session, run) for run in runs]
+            results = (self._run(session, run) for run in runs)
+        all_means = []
+        tokens, done = max(1, sum(len(ids) for run in runs for ids in run)), 0
+        try:
+            for run, means in zip(runs, results):
+                all_means.append(means)
+                if step is not None:
+                    done += sum(len(ids) for ids in run)
+                    step(done / tokens)
+        finally:
+            results.close()     # a step that raised: the runs not begun are cancelled
         for batch, means in zip(batches, all_means):    # summed in order: the same bits
             for (i, ids), mean in zip(batch, means):
                 weight = max(len(ids), 1)

@@ -245,11 +245,13 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
     if role == "assistant":
         return ex  # context, not life events (core/ingest/roles.py)
     refs: dict[tuple[str, str], str] = {}
+    ref_names: set[str] = set()      # the names of refs, lower case, of any kind
 
     def entity(name: str, kind: str, *, is_self: bool = False, aliases: Sequence[str] = ()) -> str:
         key = (name.lower(), kind)
         if key not in refs:
             refs[key] = f"n{len(refs)}"
+            ref_names.add(key[0])
             ex.entities.append(EntitySpec(refs[key], name, kind, list(aliases), is_self))
         return refs[key]
 
@@ -292,7 +294,7 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
                 and name.split()[0] not in NOT_NAMES and not inside(quotes, at.start(1)) \
                 and name.casefold() not in skip and name not in gloss:
             kind = "org" if ORG_SUFFIX.search(name) else "place"
-            if not any(key[0] == name.lower() for key in refs):
+            if name.lower() not in ref_names:
                 mentioned.append(entity(name, kind))
     # relationship phrases: "my sister" → sister (of Speaker); "my sister Anna" → Anna
     owner = speaker or "the user"
@@ -319,8 +321,9 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
         if speaker_ref:
             ex.relations.append(RelationSpec(speaker_ref, ref, rel, 0.6))
     if speaker_ref:
+        related = {r.to_ref for r in ex.relations}
         for ref in dict.fromkeys(mentioned):
-            if ref != speaker_ref and not any(r.to_ref == ref for r in ex.relations):
+            if ref != speaker_ref and ref not in related:
                 ex.relations.append(RelationSpec(speaker_ref, ref, "mentions", 0.3))
         for m in re.finditer(rf"\bI (?:live|grew up|was born) in ((?:{_NAME})(?:\s+{_NAME})?)",
                              text):
@@ -342,14 +345,18 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
         return ex
     scored = [score_sentence(s, e, role=role, context=context)
               for s, e in zip(sents, sentence_emotions)]
+    # each mentioned entity once, with what finds it in a segment (a relative named by
+    # relation, "sister (of Nadia)", is in every one): worked out once per message, not once
+    # per segment and mention (a long message has thousands of both)
     ent_names = {spec.ref: spec.name for spec in ex.entities}
+    seekers = [(r, ent_names.get(r, "").split(" (of ")[0].lower(),
+                " (of " in ent_names.get(r, "")) for r in dict.fromkeys(mentioned)]
     for chunk in group(scored):
         seg_text = " ".join(s.text for s in chunk)
         intensity = max(s.intensity for s in chunk)
         sentiment = max((s.sentiment for s in chunk), key=abs)
-        in_seg = [r for r in dict.fromkeys(mentioned)
-                  if ent_names.get(r, "").split(" (of ")[0].lower() in seg_text.lower()
-                  or " (of " in ent_names.get(r, "")]
+        seg_lower = seg_text.lower()
+        in_seg = [r for r, needle, everywhere in seekers if needle in seg_lower or everywhere]
         seg = SegmentSpec(text=seg_text, intensity=intensity,
                           valence="pos" if sentiment > 0.15 else "neg" if sentiment < -0.15 else "neu",
                           sentiment=sentiment, user_flag=any(s.anchor for s in chunk)

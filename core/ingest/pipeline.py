@@ -203,9 +203,10 @@ class Writer(PoolLinks):
             return "duplicate", int(row[0])
         return "versioned", int(row[0]) + 1
 
-    def prepare_offline(self, items: Sequence[tuple[formats.Message, int]]) -> list[Prepared]:
+    def prepare_offline(self, items: Sequence[tuple[formats.Message, int]],
+                        step: Callable[[float], None] | None = None) -> list[Prepared]:
         """Decompose and extract a batch; one tag call for sentences, one embed call for all
-        segments of the batch."""
+        segments of the batch (`step(share done)` as its vectors are computed)."""
         known = {row.name for row in self.store.entities.values() if row.kind == "person"}
         sent_lists = []
         for msg, _ in items:
@@ -231,10 +232,11 @@ class Writer(PoolLinks):
                                          context=msg.context.text if msg.context else "",
                                          common=self.common)
             extractions.append(ex)
-        return self.finish(items, extractions)
+        return self.finish(items, extractions, step)
 
     def finish(self, items: Sequence[tuple[formats.Message, int]],
-               extractions: Sequence[Extraction]) -> list[Prepared]:
+               extractions: Sequence[Extraction],
+               step: Callable[[float], None] | None = None) -> list[Prepared]:
         titles, descs, owners = [], [], []
         for i, ((msg, _), ex) in enumerate(zip(items, extractions)):
             for seg in ex.segments:
@@ -248,7 +250,12 @@ class Writer(PoolLinks):
                 descs.append(d)
                 owners.append(i)
         texts = [records.embedding_text(t, d) for t, d in zip(titles, descs)]
-        vectors = self.memory.embed_texts(texts) if texts else []
+        if not texts:
+            vectors = []
+        elif step is not None:    # most of a batch's time: a long message's text is here
+            vectors = self.memory.embed_texts(texts, step=step)
+        else:
+            vectors = self.memory.embed_texts(texts)
         emotions = self.memory.tag_texts(texts) if texts else []
         out = [Prepared(msg, version, ex, [], [], [], []) for (msg, version), ex
                in zip(items, extractions)]
@@ -598,6 +605,10 @@ def _cancelled(cancel: Any) -> bool:
     return cancel is not None and cancel.is_set()
 
 
+class _Stopped(Exception):
+    """Cancel was set while a batch was being prepared: nothing of it is written."""
+
+
 def _refuse_borrowed_ids(conn: Any, parsed: Sequence[tuple[Path, str, list[Any]]]) -> None:
     """A chat message whose id a different message of another file already holds would be
     taken for an edit of it, and silently replace it (two exports that each number their
@@ -630,11 +641,18 @@ def _refuse_borrowed_ids(conn: Any, parsed: Sequence[tuple[Path, str, list[Any]]
 def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: str = "auto",
                  extractor: str = "offline", progress: ProgressFn | None = None,
                  cancel: Any = None, captured_at: str | None = None,
-                 me: str | None = None) -> dict[str, Any]:
+                 me: str | None = None,
+                 preparing: Callable[[float], None] | None = None) -> dict[str, Any]:
     """Import files (format auto-detected). Every file is parsed and validated before anything
     is written; a malformed file raises ValidationError naming the file and the line or field.
     Writes commit per batch of whole observations; `cancel.is_set()` is checked between
-    observations, so a cancelled import leaves a consistent memory (rerun to finish).
+    observations, and while a batch's vectors are computed (a batch cancelled then is not
+    written at all), so a cancelled import leaves a consistent memory (rerun to finish).
+
+    `progress(done, total)` counts messages. A batch (up to BATCH messages, or one long
+    message: a 160 KB letter takes seconds) is prepared before any of it is written;
+    `preparing(share)` reports how far that is, from 0 to 1, so a front shows movement inside
+    it.
 
     `me` names the person whose memory this is: their turns are the user's (core/ingest/
     roles.py). The assistant's turns are kept as context only. Names found only inside fiction
@@ -663,6 +681,8 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
     assistants = roles.assistant_names(every)
     total = sum(len(m) for _, _, m in parsed)
     done = 0
+    if progress and total:
+        progress(0, total)   # the total is known before the first batch (it may take seconds)
     results = []
     runner = None
     if extractor != "offline":
@@ -697,7 +717,11 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
                                 cancel=cancel)
                 pending.clear()
                 return ok
-            prepared = writer.prepare_offline(pending)
+            try:
+                prepared = writer.prepare_offline(pending, step)
+            except _Stopped:
+                pending.clear()
+                return False
             stopped = False
             with transaction(memory.conn):
                 for prep in prepared:
@@ -714,6 +738,15 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
             done += 1
             if progress:
                 progress(done, total)
+
+        def prepared_share(share: float) -> None:
+            if _cancelled(cancel):
+                raise _Stopped
+            if preparing:
+                preparing(share)
+
+        # only when someone listens or may cancel: benches replace embed_texts with their own
+        step = prepared_share if preparing or cancel is not None else None
 
         batch_keys: set[tuple[str, str]] = set()
         for msg in messages:

@@ -17,6 +17,7 @@ from core.ingest.extraction import EntitySpec, Extraction, FactSpec, RelationSpe
 from core.ingest.names import (
     COUNTRIES,
     LOWER,
+    MARKS,
     NOT_NAMES,
     SENTENCE_BREAK,
     UPPER,
@@ -31,8 +32,8 @@ PASTED_MAX_FIRST_PERSON = 0.02
 PASTED_INTENSITY = 0.05
 
 _SENTENCE = SENTENCE_BREAK
-_WORD = re.compile(rf"[{UPPER}{LOWER}А-Яа-яЁё][{UPPER}{LOWER}А-Яа-яЁё'’\-]*")
-# a capitalised name word, accents and all ("José", "Malmö")
+_WORD = re.compile(rf"[{UPPER}{LOWER}][{UPPER}{LOWER}{MARKS}'’\-]*")
+# a capitalised name word in any cased script, accents and all ("José", "Malmö", "Москва")
 _NAME = rf"[{UPPER}][{LOWER}]+"
 
 # Life events: (stem regex, polarity, structural anchor → user_flag suggestion)
@@ -87,8 +88,12 @@ FIRST_PERSON = {"i", "i'm", "im", "i've", "i'd", "i'll", "me", "my", "mine", "my
 _GOING = (r"(?:mov(?:e|ed|es|ing)|relocat\w*|emigrat\w*|went|go|goes|going|gone|came|come|"
           r"comes|coming|back|return\w*|travel\w*|flew|fly|flying|flight|drove|driv\w+|rode|"
           r"ride|walk\w*|head\w*|trip|journey|vacation|holiday|way|off|tickets?|train|bus)")
-PLACE_PREP = re.compile(rf"\b(?:in|{_GOING}\s+to|from|visited|visiting|near)\s+(?:the\s+)?"
-                        rf"((?:{_NAME})(?:\s+{_NAME})?)")
+# Russian: "в Москве", "из Екатеринбурга" ("от", "к", "у" and "с" name people); Greek: the
+# neuter "στο Ηράκλειο", or a going or living verb before "στην Αθήνα" ("στη Μαρία" is "to Maria")
+_PLACE_CUES = (rf"in|{_GOING}\s+to|from|visited|visiting|near|(?i:в|во|из|под|возле|около|στο|"
+               r"(?:πήγα|πήγε|πήγαμε|πάω|πάμε|ταξίδεψα|ταξιδέψαμε|μετακόμισα|μετακομίσαμε|"
+               r"ζω|ζούμε|ζει|μένω|μένουμε|μένει|γεννήθηκα)\s+(?:στην|στη|στον|στο))")
+PLACE_PREP = re.compile(rf"\b(?:{_PLACE_CUES})\s+(?:the\s+)?((?:{_NAME})(?:\s+{_NAME})?)")
 _WORD_ANY_CASE = rf"[{UPPER}][{UPPER}{LOWER}]+"
 AT_PREP = re.compile(rf"\bat\s+((?:{_WORD_ANY_CASE})(?:(?:\s+&)?\s+{_WORD_ANY_CASE})*)")
 ORG_SUFFIX = re.compile(rf"\b((?:[{UPPER}][{UPPER}{LOWER}&'’]+\s+)+(?:Inc|Corp|Ltd|LLC|University|"

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 
 from core.ingest.extraction import EntitySpec, Extraction, FactSpec, RelationSpec, SegmentSpec
+from core.ingest.known import KnownNames
 from core.ingest.names import (
     COUNTRIES,
     LOWER,
@@ -237,7 +238,8 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
                     sents: list[str], known_people: set[str] = frozenset(),
                     glossary: Mapping[str, str] | Sequence[str] = (), light: bool = False,
                     skip: Set[str] = frozenset(), context: str = "",
-                    common: Set[str] | None = None) -> Extraction:
+                    common: Set[str] | None = None, known_names: KnownNames | None = None,
+                    forms: Mapping[str, str] | None = None) -> Extraction:
     """One observation's extraction. `sents` are sentences(text) (or [text] when pasted) and
     `sentence_emotions` their lexicon tags, computed in one batch by the caller.
 
@@ -245,7 +247,9 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
     scan's candidates) to their kind: they become fiction-kind entities, which the writer links
     to what it knows or proposes for the glossary. `skip` holds folded names that are never an
     entity (the assistant's). `context` is the assistant's question a short answer replies to.
-    The user's turns (role "user") are spoken by the person: their speaker entity is is_self."""
+    The user's turns (role "user") are spoken by the person: their speaker entity is is_self.
+    `known_names` finds the memory's names that capitals cannot (uncased scripts, Russian case forms);
+    `forms` writes one import's case forms of a Cyrillic name as one (core/ingest/known.py)."""
     ex = Extraction()
     if role == "assistant":
         return ex  # context, not life events (core/ingest/roles.py)
@@ -259,17 +263,25 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
         return refs[key]
 
     speaker_ref = entity(speaker, "person", is_self=role == "user") if speaker else None
+    seen_as: dict[str, set[str]] = {}   # ref → the forms the text wrote it in ("Веру")
+
+    def canon(name: str) -> str:
+        name = forms.get(name, name) if forms else name
+        return (known_names.canonical(name) if known_names is not None else None) or name
 
     # places, orgs, projects first (so a name after "in" is a place, not a person)
-    places = {m.group(1) for m in PLACE_PREP.finditer(text)}
-    at_places = {m.group(1) for m in AT_PREP.finditer(text) if not _possessive(text, m.end(1))}
+    places = {canon(m.group(1)) for m in PLACE_PREP.finditer(text)}
+    at_places = {canon(m.group(1)) for m in AT_PREP.finditer(text)
+                 if not _possessive(text, m.end(1))}
     orgs = {m.group(1) for m in ORG_SUFFIX.finditer(text)}
     projects = {m.group(1) for m in PROJECT.finditer(text)}
     gloss = dict(glossary) if isinstance(glossary, Mapping) else dict.fromkeys(
         glossary, "fictional_character")
     mentioned: list[str] = []
-    for name in dict.fromkeys(name_candidates(text, common=common)):
+    for written in dict.fromkeys(name_candidates(text, common=common)):
+        name = canon(written)
         first = name.split()[0]
+        before = len(mentioned)
         if name.casefold() in skip or any(w.casefold() in skip for w in name.split()):
             continue
         if name in gloss or first in gloss:
@@ -288,6 +300,13 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
             mentioned.append(entity(name, "org"))
         elif len(name.split()) <= 3:
             mentioned.append(entity(name, "person"))
+        if len(mentioned) > before:
+            seen_as.setdefault(mentioned[-1], set()).add(written)
+    if known_names is not None:   # names capitals cannot show: "王芳", "أحمد"
+        for name, kind in known_names.found_in(text):
+            if name.casefold() not in skip and name != speaker:
+                mentioned.append(entity(name, _fiction_kind(gloss[name]) if name in gloss
+                                        else kind))
     quotes = quoted_spans(text)
     for at in AT_PREP.finditer(text):
         name = at.group(1)
@@ -352,9 +371,11 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
         seg_text = " ".join(s.text for s in chunk)
         intensity = max(s.intensity for s in chunk)
         sentiment = max((s.sentiment for s in chunk), key=abs)
+        low = seg_text.lower()
         in_seg = [r for r in dict.fromkeys(mentioned)
-                  if ent_names.get(r, "").split(" (of ")[0].lower() in seg_text.lower()
-                  or " (of " in ent_names.get(r, "")]
+                  if ent_names.get(r, "").split(" (of ")[0].lower() in low
+                  or " (of " in ent_names.get(r, "")
+                  or any(w.lower() in low for w in seen_as.get(r, ()))]
         seg = SegmentSpec(text=seg_text, intensity=intensity,
                           valence="pos" if sentiment > 0.15 else "neg" if sentiment < -0.15 else "neu",
                           sentiment=sentiment, user_flag=any(s.anchor for s in chunk)

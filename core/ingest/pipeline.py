@@ -26,8 +26,9 @@ from typing import Any
 
 from core import beliefs
 from core.errors import ValidationError
-from core.ingest import dates, fiction, formats, names, offline, roles
+from core.ingest import dates, fiction, formats, known, names, offline, roles
 from core.ingest.extraction import Extraction
+from core.ingest.known import KnownNames
 from core.store import records
 from core.store.commands import execute, transaction
 
@@ -166,6 +167,8 @@ class Writer(PoolLinks):
         self.candidates: dict[str, str] = {}
         self.assistants: set[str] = set()
         self.common: set[str] | None = None         # words the import uses in lower case
+        self.forms: dict[str, str] = {}             # Cyrillic case form → the name written
+        self._known: tuple[tuple[int, int], KnownNames] | None = None
         self.observation_ids: dict[tuple[str, str], int] = {}
 
     def fiction_names(self) -> dict[str, str]:
@@ -175,6 +178,20 @@ class Writer(PoolLinks):
         for name, kind in self.candidates.items():
             out.setdefault(name, kind)
         return out
+
+    def known_names(self) -> KnownNames:
+        """The memory's names for what capitals cannot find (core/ingest/known.py), built
+        again only when the memory's entities or fictional names changed."""
+        stamp = (len(self.store.entities), len(self.store.fiction))
+        if self._known is None or self._known[0] != stamp:
+            names: dict[str, str] = {}
+            for row in self.store.entities.values():
+                if row.domain == "real":
+                    names.update(dict.fromkeys(row.names(), row.kind))
+            for name, kind in self.fiction_names().items():
+                names.setdefault(name, kind)
+            self._known = (stamp, KnownNames(names))
+        return self._known[1]
 
     def observation_of(self, msg: formats.Message) -> int | None:
         """The stored observation of a message (its latest version)."""
@@ -220,6 +237,7 @@ class Writer(PoolLinks):
         pos = 0
         extractions = []
         names = self.fiction_names()
+        known_names = self.known_names()
         for (msg, _), sents in zip(items, sent_lists):
             emos = [dict(t.values) for t in tagged[pos:pos + len(sents)]]
             pos += len(sents)
@@ -229,7 +247,8 @@ class Writer(PoolLinks):
                                          known_people=known, glossary=glossary,
                                          light=msg.light, skip=self.assistants,
                                          context=msg.context.text if msg.context else "",
-                                         common=self.common)
+                                         common=self.common, known_names=known_names,
+                                         forms=self.forms)
             extractions.append(ex)
         return self.finish(items, extractions)
 
@@ -661,6 +680,8 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
     candidates = fiction.scan(every, fiction=known_fiction, real=known_real, patterns=patterns,
                               rejected=fiction.rejected_candidates(memory.conn), common=common)
     assistants = roles.assistant_names(every)
+    forms = known.case_forms(n for m in every if m.role != "assistant" and known.has_cyrillic(m.text)
+                             for n in names.name_candidates(m.text, common=common))
     total = sum(len(m) for _, _, m in parsed)
     done = 0
     results = []
@@ -685,6 +706,7 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
         writer = Writer(memory, actor="import" if runner is None else runner.actor,
                         captured_at=captured_at)
         writer.candidates, writer.assistants, writer.common = candidates, assistants, common
+        writer.forms = forms
         pending: list[tuple[formats.Message, int]] = []
 
         def flush() -> bool:

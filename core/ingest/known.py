@@ -7,7 +7,9 @@ extractor finds there only the names the memory already has — an entity's name
 glossary term — written exactly as stored. It never guesses a new one.
 
 Russian declines names: "Катя", "Кати", "Кате", "Катю", "Катей" are one person. A Cyrillic
-name is matched by its stem (the word without one case ending) to a name the memory knows, and
+name is matched by its stem (the word without one case ending) to a name the memory knows, or
+to the one known name that has it as a word ("Веры" → "Бабушка Вера" when no other known name
+has "Вера" in it), and
 within one import the case forms of a name are written as one: its bare or nominative-looking
 form when the import has it ("Борис" for "Бориса", "Вера" for "Веру"), else its most frequent
 form. No form is made up: "Катей" alone stays "Катей" (its nominative could be "Катя" or
@@ -21,6 +23,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from core.ingest.names import LOWER, UPPER
+from core.ingest.person_evidence import KIN_TITLES
 
 _CASED = re.compile(rf"[{UPPER}{LOWER}]")
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
@@ -87,14 +90,23 @@ class KnownNames:
         self.by_key: dict[str, str] = {}
         plain: list[str] = []
         self.kind_of: dict[str, str] = {}
+        by_word: dict[str, set[str]] = {}
         for name, kind in names.items():
             if " (of " in name or not name.strip():
                 continue
             if _CYRILLIC.search(name):
                 self.by_key.setdefault(form_key(name), name)
+                if " " in name:
+                    for word in name.split():
+                        if word not in KIN_TITLES:   # "Бабушка" alone is anyone's grandmother
+                            by_word.setdefault(form_key(word), set()).add(name)
             if uncased(name):
                 plain.append(name)
                 self.kind_of.setdefault(name, kind)
+        # one word of one known name stands for it: "бабушки Веры" is "Бабушка Вера"
+        for key, full in by_word.items():
+            if len(full) == 1 and _CASED.match(key[:1]) and key not in self.by_key:
+                self.by_key[key] = next(iter(full))
         plain.sort(key=len, reverse=True)
         cjk = [re.escape(n) for n in plain if _CJK.search(n)]          # no spaces between words
         spaced = [re.escape(n) for n in plain if not _CJK.search(n)]

@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 
+from core.ingest import person_evidence
 from core.ingest.extraction import EntitySpec, Extraction, FactSpec, RelationSpec, SegmentSpec
 from core.ingest.known import KnownNames
 from core.ingest.names import (
@@ -87,7 +88,7 @@ FIRST_PERSON = {"i", "i'm", "im", "i've", "i'd", "i'll", "me", "my", "mine", "my
 
 # "to" names a place only where someone goes: "moved to Boston", not "married to Sam"
 _GOING = (r"(?:mov(?:e|ed|es|ing)|relocat\w*|emigrat\w*|went|go|goes|going|gone|came|come|"
-          r"comes|coming|back|return\w*|travel\w*|flew|fly|flying|flight|drove|driv\w+|rode|"
+          r"comes|coming|back|return\w*|travel\w*|flew|fly|flying|flight|drove|driv\w+|rode|been|"
           r"ride|walk\w*|head\w*|trip|journey|vacation|holiday|way|off|tickets?|train|bus)")
 # Russian: "в Москве", "из Екатеринбурга" ("от", "к", "у" and "с" name people); Greek: the
 # neuter "στο Ηράκλειο", or a going or living verb before "στην Αθήνα" ("στη Μαρία" is "to Maria")
@@ -239,7 +240,8 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
                     glossary: Mapping[str, str] | Sequence[str] = (), light: bool = False,
                     skip: Set[str] = frozenset(), context: str = "",
                     common: Set[str] | None = None, known_names: KnownNames | None = None,
-                    forms: Mapping[str, str] | None = None) -> Extraction:
+                    forms: Mapping[str, str] | None = None,
+                    people: Mapping[str, str] | None = None) -> Extraction:
     """One observation's extraction. `sents` are sentences(text) (or [text] when pasted) and
     `sentence_emotions` their lexicon tags, computed in one batch by the caller.
 
@@ -249,7 +251,10 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
     entity (the assistant's). `context` is the assistant's question a short answer replies to.
     The user's turns (role "user") are spoken by the person: their speaker entity is is_self.
     `known_names` finds the memory's names that capitals cannot (uncased scripts, Russian case forms);
-    `forms` writes one import's case forms of a Cyrillic name as one (core/ingest/known.py)."""
+    `forms` writes one import's case forms of a Cyrillic name as one (core/ingest/known.py).
+    `people` maps the names with person or pet evidence in the whole import to "person" or
+    "pet" (default: this text's); a name with neither, and no other kind, makes no entity
+    (core/ingest/person_evidence.py)."""
     ex = Extraction()
     if role == "assistant":
         return ex  # context, not life events (core/ingest/roles.py)
@@ -275,6 +280,8 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
                  if not _possessive(text, m.end(1))}
     orgs = {m.group(1) for m in ORG_SUFFIX.finditer(text)}
     projects = {m.group(1) for m in PROJECT.finditer(text)}
+    if people is None:
+        people = person_evidence.evidence([text])
     gloss = dict(glossary) if isinstance(glossary, Mapping) else dict.fromkeys(
         glossary, "fictional_character")
     mentioned: list[str] = []
@@ -298,8 +305,9 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
             mentioned.append(entity(name, "place"))
         elif " & " in name:
             mentioned.append(entity(name, "org"))
-        elif len(name.split()) <= 3:
-            mentioned.append(entity(name, "person"))
+        elif len(name.split()) <= 3 and (kind := "person" if name in known_people else (
+                person_evidence.kind_of(name, people) or person_evidence.kind_of(written, people))):
+            mentioned.append(entity(name, "thing" if kind == "pet" else "person"))
         if len(mentioned) > before:
             seen_as.setdefault(mentioned[-1], set()).add(written)
     if known_names is not None:   # names capitals cannot show: "王芳", "أحمد"
@@ -326,7 +334,7 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
         rel = RELATIONSHIPS[m.group(1).lower()]
         named = m.group(2)
         if named and named not in NOT_NAMES:
-            ref = entity(named, "person")
+            ref = entity(named, "thing" if rel in ("dog", "cat") else "person")
             ex.facts.append(FactSpec(ref, f"{owner}'s {rel}", 0.7))
         else:
             kind = "thing" if rel in ("dog", "cat") else "person"

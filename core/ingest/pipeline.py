@@ -26,7 +26,7 @@ from typing import Any
 
 from core import beliefs
 from core.errors import ValidationError
-from core.ingest import dates, fiction, formats, known, names, offline, roles
+from core.ingest import dates, fiction, formats, known, names, offline, person_evidence, roles
 from core.ingest.extraction import Extraction
 from core.ingest.known import KnownNames
 from core.store import records
@@ -168,6 +168,7 @@ class Writer(PoolLinks):
         self.assistants: set[str] = set()
         self.common: set[str] | None = None         # words the import uses in lower case
         self.forms: dict[str, str] = {}             # Cyrillic case form → the name written
+        self.people: dict[str, str] | None = None   # names with person/pet evidence in the import
         self._known: tuple[tuple[int, int], KnownNames] | None = None
         self.observation_ids: dict[tuple[str, str], int] = {}
 
@@ -223,7 +224,8 @@ class Writer(PoolLinks):
     def prepare_offline(self, items: Sequence[tuple[formats.Message, int]]) -> list[Prepared]:
         """Decompose and extract a batch; one tag call for sentences, one embed call for all
         segments of the batch."""
-        known = {row.name for row in self.store.entities.values() if row.kind == "person"}
+        known = {name for row in self.store.entities.values() if row.kind == "person"
+                 for name in row.names()}
         sent_lists = []
         for msg, _ in items:
             if msg.role == "assistant":
@@ -248,7 +250,7 @@ class Writer(PoolLinks):
                                          light=msg.light, skip=self.assistants,
                                          context=msg.context.text if msg.context else "",
                                          common=self.common, known_names=known_names,
-                                         forms=self.forms)
+                                         forms=self.forms, people=self.people)
             extractions.append(ex)
         return self.finish(items, extractions)
 
@@ -680,6 +682,12 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
     candidates = fiction.scan(every, fiction=known_fiction, real=known_real, patterns=patterns,
                               rejected=fiction.rejected_candidates(memory.conn), common=common)
     assistants = roles.assistant_names(every)
+    # names to make people: with person evidence in the import, or said to be real by the
+    # person (a rejected glossary candidate)
+    people = person_evidence.evidence(m.text for m in every)
+    for (term,) in memory.conn.execute(
+            "SELECT term FROM glossary_candidates WHERE status = 'rejected'"):
+        people.setdefault(term, "person")
     forms = known.case_forms(n for m in every if m.role != "assistant" and known.has_cyrillic(m.text)
                              for n in names.name_candidates(m.text, common=common))
     total = sum(len(m) for _, _, m in parsed)
@@ -706,7 +714,7 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
         writer = Writer(memory, actor="import" if runner is None else runner.actor,
                         captured_at=captured_at)
         writer.candidates, writer.assistants, writer.common = candidates, assistants, common
-        writer.forms = forms
+        writer.forms, writer.people = forms, people
         pending: list[tuple[formats.Message, int]] = []
 
         def flush() -> bool:

@@ -135,8 +135,9 @@ def score(made: list[dict], candidates: list[str], labels: dict[str, str]) -> di
         "precision": round(len(right) / len(real), 4) if real else None,
         "precision_kind_right": round(len(kind_right) / len(real), 4) if real else None,
         "real_referents": len(right),
-        # recall of real people: the people (and pets) made, as the labels count them
-        "people": sum(1 for m in real if label(m["name"]) in ("person", "pet")),
+        # recall: the real people and pets made, as the labels count them
+        "people": sum(1 for m in real if label(m["name"]) == "person"),
+        "pets": sum(1 for m in real if label(m["name"]) == "pet"),
         "fiction_domain": len(fiction),
         "fiction_domain_fictional": sum(1 for m in fiction if label(m["name"]) == "fictional"),
         "candidates": len(candidates),
@@ -211,7 +212,9 @@ def main() -> None:
             b, a = before["results"].get(name, {}), results[name]
             print(f"{name}: made {b.get('made')} → {a['made']}, precision {b.get('precision')}"
                   f" → {a['precision']} (kind-right {b.get('precision_kind_right')} →"
-                  f" {a['precision_kind_right']}), people {b.get('people')} → {a['people']}",
+                  f" {a['precision_kind_right']}), real {b.get('real_referents')} →"
+                  f" {a['real_referents']}, people {b.get('people')} → {a['people']},"
+                  f" pets {b.get('pets')} → {a['pets']}",
                   file=sys.stderr)
     print(json.dumps(out, indent=1, ensure_ascii=False))
     if args.show_unlabeled:

@@ -3,8 +3,10 @@
 decompose(): sentences → intensity ι = significance × certainty (× a first-person weight) and a
 valence; adjacent sentences on the same side of θ are kept together, so an ordinary chat turn
 is one segment and a turn that mentions a life event in passing becomes two.
-mentions(): speakers, capitalised names (not at a sentence start, not common words),
-relationship phrases ("my sister", "mom"), places after in/at/to/from, projects and orgs.
+mentions(): speakers, capitalised names in any cased script (not at a sentence start, not
+common words), relationship phrases ("my sister", "mom"), places after in/at/to/from (в/из,
+στο), projects and orgs; a name that is none of these is a person or a pet only with evidence
+(person_evidence.py), and the memory's own names are found without capitals (known.py).
 """
 
 from __future__ import annotations

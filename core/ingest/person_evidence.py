@@ -1,14 +1,16 @@
 """Is a capitalised name a person? Only when the words around it say so.
 
 A capitalised phrase that is no place, organisation or project is a person for the offline
-extractor only with person evidence somewhere in the import (docs/cli.md, "What an import
-makes"): someone does something only people do ("Dana said", "Jean, who …", "Sam's wife"),
-something is done with or to them ("dinner with Sam", "I told Priya", "Baba Vera called"),
+extractor only with person evidence somewhere in the import (docs/cli.md, "Which names become
+entities"): someone does something only people do ("Dana said", "Jean, who …", "Sam's wife"),
+something is done with or to them ("dinner with Sam", "I told Priya", "звонила Баба Вера"),
 they are introduced as a person or a pet ("a woman named Jean", "this amazing woman, Jean",
 "her name's Coco", "Oscar, my guinea pig"), credited as an author ("Dune by Frank Herbert"),
-or given a title ("Dr. Patel", "Aunt May"). Without it — "Breaking Bad", "Doritos", "Nintendo"
-— no entity is made. Evidence found for a name in one message counts in every message of the
-import, so "Priya" is a person all along once "Priya said" appears once.
+or given a title or a kinship word ("Dr. Patel", "Aunt May", "Mama", "Baba Vera"). Without
+it — "Breaking Bad", "Doritos", "Fortnite" — no entity is made. Evidence found for a name in
+one message counts in every message of the import, so "Priya" is a person all along once
+"Priya said" appears once. The cues are words, not understanding: "fun with Nintendo" is
+still evidence.
 """
 
 from __future__ import annotations

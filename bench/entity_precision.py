@@ -22,9 +22,12 @@ beside it.
     .venv/bin/python bench/entity_precision.py --set report          # the reported half
     .venv/bin/python bench/entity_precision.py --set tune            # the half tuned on
     .venv/bin/python bench/entity_precision.py --set report --code /tmp/pulse-main   # "before"
+    .venv/bin/python bench/entity_precision.py --set report --before /tmp/pulse-main # both
 
 `--code DIR` imports `core` from another checkout of Pulse (the code before a change), so both
-sides are measured by this same script on the same inputs.
+sides are measured by this same script on the same inputs. `--before DIR` does both in one
+run: the checkout in DIR first (in a child process of this script), then this code, and prints
+{"before": …, "after": …}.
 """
 
 from __future__ import annotations
@@ -37,7 +40,13 @@ import tempfile
 import time
 from pathlib import Path
 
+# --code must take effect before bench/common.py imports `core` (it does, at import, after
+# putting this checkout first on the path unless the path already has it)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+for _i, _arg in enumerate(sys.argv):
+    if _arg == "--code" and _i + 1 < len(sys.argv) or _arg.startswith("--code="):
+        sys.path.insert(0, str(Path(_arg[7:] if "=" in _arg else sys.argv[_i + 1]).resolve()))
+        sys.path.append(str(Path(__file__).resolve().parents[1]))
 from common import ROOT  # noqa: E402
 
 LABELS = Path(__file__).resolve().parent / "labels" / "entities.json"
@@ -126,6 +135,9 @@ def score(made: list[dict], candidates: list[str], labels: dict[str, str]) -> di
         "precision": round(len(right) / len(real), 4) if real else None,
         "precision_kind_right": round(len(kind_right) / len(real), 4) if real else None,
         "real_referents": len(right),
+        # recall: the real people and pets made, as the labels count them
+        "people": sum(1 for m in real if label(m["name"]) == "person"),
+        "pets": sum(1 for m in real if label(m["name"]) == "pet"),
         "fiction_domain": len(fiction),
         "fiction_domain_fictional": sum(1 for m in fiction if label(m["name"]) == "fictional"),
         "candidates": len(candidates),
@@ -149,10 +161,20 @@ def main() -> None:
     ap.add_argument("--code", help="import core from this checkout (the code before a change)")
     ap.add_argument("--show-unlabeled", action="store_true",
                     help="print unlabelled names with the texts they came from (to label them)")
+    ap.add_argument("--before", help="measure this checkout first, then the current code")
     args = ap.parse_args()
-    if args.code:
-        sys.path.insert(0, str(Path(args.code).resolve()))
+    if args.before:
+        import subprocess
+
+        child = [sys.executable, __file__, "--set", args.set, "--locomo-chat", args.locomo_chat,
+                 "--demo-chat", args.demo_chat, "--code", args.before]
+        before = json.loads(subprocess.run(child, check=True, capture_output=True,
+                                           text=True).stdout)
+        print(f"before ({args.before}) done", file=sys.stderr, flush=True)
     import core
+
+    if args.code and Path(core.__file__).resolve().parents[1] != Path(args.code).resolve():
+        sys.exit(f"--code {args.code}: core was imported from {core.__file__} instead")
 
     labels_file = json.loads(LABELS.read_text(encoding="utf-8")) if LABELS.exists() else {}
     split = SPLITS[args.set]
@@ -182,8 +204,19 @@ def main() -> None:
             contexts[name] = {n: context_of(n, out["texts"]) for n in results[name]["unlabeled"]}
             print(f"{name}: {json.dumps({k: v for k, v in results[name].items() if k not in ('wrong', 'unlabeled', 'entities', 'candidate_names')})}",
                   file=sys.stderr, flush=True)
-    print(json.dumps({"set": args.set, "code": str(Path(core.__file__).resolve().parents[1]),
-                      "results": results}, indent=1, ensure_ascii=False))
+    out = {"set": args.set, "code": str(Path(core.__file__).resolve().parents[1]),
+           "results": results}
+    if args.before:
+        out = {"set": args.set, "before": before, "after": out}
+        for name in results:
+            b, a = before["results"].get(name, {}), results[name]
+            print(f"{name}: made {b.get('made')} → {a['made']}, precision {b.get('precision')}"
+                  f" → {a['precision']} (kind-right {b.get('precision_kind_right')} →"
+                  f" {a['precision_kind_right']}), real {b.get('real_referents')} →"
+                  f" {a['real_referents']}, people {b.get('people')} → {a['people']},"
+                  f" pets {b.get('pets')} → {a['pets']}",
+                  file=sys.stderr)
+    print(json.dumps(out, indent=1, ensure_ascii=False))
     if args.show_unlabeled:
         for name, ctx in contexts.items():
             for n, texts in ctx.items():

@@ -101,3 +101,31 @@ def test_a_hospital_named_for_a_saint_is_no_person(memory, tmp_path):
     ingest_files(memory, [chat], me="Nadia")
     kinds = {r[0]: r[1] for r in memory.conn.execute("SELECT canonical_name, kind FROM entities")}
     assert kinds == {"Nadia": "person", "Patel": "person", "Mary's Hospital": "org"}
+
+
+# -- other scripts: every cased script marks names with capitals; uncased ones do not --------
+
+@pytest.mark.parametrize("text, expected", [
+    ("Вчера звонила Баба Вера, а потом мы с Катей поехали в Москву.",
+     ["Баба Вера", "Катей", "Москву"]),
+    ("Χθες είδα τη Μαρία στην Αθήνα με τον Γιώργο.", ["Μαρία", "Αθήνα", "Γιώργο"]),
+    ("Երեկ ես տեսա Արամին։ Նա ասաց, որ Անին լավ է։", ["Արամին", "Անին"]),
+    ("Спасибо, Вера! Завтра увижу Павла.", ["Павла"]),            # the addressee is no entity
+    ("Мама написала: «Павел умер». Я позвонила Кате.", ["Кате"]),  # «quoted» speech
+    ("Я знаю, что Вы правы, и Бог с ним.", []),                     # polite "Вы", "Бог"
+    ("Την Δευτέρα και τον Μάιο είδα τον Νίκο.", ["Νίκο"]),          # Greek days and months
+    ("Ich traf Jose\u0301 in Köln.", ["Jose\u0301", "Köln"]),         # a decomposed accent
+    ("昨天我和王芳在北京见面。", []),                                  # no capitals, no guess
+    ("أمس التقيت بأحمد في القاهرة.", []),
+])
+def test_names_in_other_scripts(text, expected):
+    assert candidates(text) == expected
+
+
+def test_a_sentence_ends_at_armenian_and_greek_stops():
+    from core.ingest import offline
+
+    assert offline.sentences("Երեկ ես տեսա Արամին։ Նա ասաց բարև։") == [
+        "Երեկ ես տեսա Արամին։", "Նա ասաց բարև։"]
+    assert offline.sentences("Πού είναι η Μαρία\u037e Η Μαρία είναι εδώ.") == [
+        "Πού είναι η Μαρία\u037e", "Η Μαρία είναι εδώ."]

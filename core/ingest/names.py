@@ -10,6 +10,7 @@ talked to, already known as a speaker.
 from __future__ import annotations
 
 import re
+import unicodedata
 from bisect import bisect_right
 from collections.abc import Iterable, Set
 from dataclasses import dataclass
@@ -37,7 +38,21 @@ Russian American British French German Spanish Italian Chinese Japanese Korean I
 Canadian Australian Swedish Dutch Polish Ukrainian Irish Scottish African European Latino Latina
 Hispanic Jewish Muslim Christian Catholic Buddhist Hindu Arabic Portuguese Brazilian Greek
 Turkish Persian Filipino Vietnamese Thai Norwegian Danish Finnish
-""".split())
+""".split()) | set("""
+Вы Вас Вам Вами Ваш Ваша Ваше Ваши Вашего Вашей Вашу Вашим Бог Бога Богу Богом Боже Господи
+Господь Рождество Рождества Пасха Пасху Пасхи Без В Во С Со К Ко У О Об На За По Под Над Из От До
+Для При Про Через После Перед Между И А Но Или Что Как Когда Где Это Этот Эта Эти Там Тут Здесь Вот
+Все Всё Мы Я Ты Он Она Они Оно Мой Моя Моё Мои Наш Наша Наши Его Её Их Вчера Сегодня Завтра Потом
+Теперь Ну Да Нет Привет Спасибо Пожалуйста Ой Ах Ох
+Δευτέρα Τρίτη Τετάρτη Πέμπτη Παρασκευή Σάββατο Κυριακή Ιανουάριος Φεβρουάριος Μάρτιος Απρίλιος
+Μάιος Ιούνιος Ιούλιος Αύγουστος Σεπτέμβριος Οκτώβριος Νοέμβριος Δεκέμβριος Ιανουαρίου
+Φεβρουαρίου Μαρτίου Απριλίου Μαΐου Ιουνίου Ιουλίου Αυγούστου Σεπτεμβρίου Οκτωβρίου Νοεμβρίου
+Δεκεμβρίου Ιανουάριο Φεβρουάριο Μάρτιο Απρίλιο Μάιο Ιούνιο Ιούλιο Αύγουστο Σεπτέμβριο Οκτώβριο
+Νοέμβριο Δεκέμβριο Δευτέρας Τρίτης Τετάρτης Πέμπτης Παρασκευής Σαββάτου Κυριακής Θεέ Θεός Θεού
+Χριστούγεννα Πάσχα Ο Η Το Οι Τα Τον Την Τη Του Της Των Και Αλλά Ή Στην Στη Στο Στον Με Για Από Σε
+Χθες Σήμερα Αύριο Εγώ Εσύ Εμείς Αυτός Αυτή Αυτό Ναι Όχι Γεια Ευχαριστώ
+""".split())   # Russian's polite "Вы"; Greek capitalises days and months; words that begin
+#                 a sentence before a name ("Без Бабы Веры", "Με τον Γιώργο")
 
 # Countries and continents: a place whatever the words around them say.
 COUNTRIES = set("""
@@ -52,18 +67,39 @@ America Antarctica Hawaii Alaska Texas California Florida
 """.split())
 
 
-def _latin_letters(test) -> str:
-    """A character-class body of the Latin letters (ASCII to Latin Extended-B, and Latin
-    Extended Additional) for which `test` holds: "José", "Zoë", "Łukasz" and "Ångström" are
-    names whole, not "Jos", "Zo", "ukasz" and "ngstr"."""
-    codes = [*range(0x41, 0x250), *range(0x1E00, 0x1F00)]
-    return "".join(re.escape(chr(c)) for c in codes if test(chr(c)))
+def _cased_letters(test) -> str:
+    """A character-class body (as ranges) of the letters of every cased script for which `test`
+    holds: Latin ("José", "Zoë", "Łukasz" are names whole), Cyrillic, Greek, Armenian,
+    Georgian, Cherokee, Deseret, Adlam … Uncased scripts (Chinese, Arabic, Hebrew, Devanagari)
+    have neither, so capitalisation never marks a name there (see known_names_in)."""
+    body, start, prev = [], None, None
+    for code in range(0x41, 0x1F000):
+        if test(chr(code)):
+            if start is None:
+                start = code
+            prev = code
+            continue
+        if start is not None:
+            body.append(re.escape(chr(start)) if start == prev
+                        else f"{re.escape(chr(start))}-{re.escape(chr(prev))}")
+            start = None
+    return "".join(body)
 
 
-UPPER = _latin_letters(str.isupper)   # for regexes: [{UPPER}] is a capital letter
-LOWER = _latin_letters(str.islower)
-_TOKEN = re.compile(rf"[{UPPER}{LOWER}][{UPPER}{LOWER}'’\-]*")
-_QUOTED = re.compile(r"\"[^\"\n]{1,300}\"|“[^”\n]{1,300}”|(?<!\w)['‘][^'’‘\n]{1,300}['’](?!\w)")
+def _upper(c: str) -> bool:   # "Ǆ" and the title-case digraph "ǅ"; not "Ⅳ" or "Ⓐ"
+    return (c.isupper() and c.isalpha()) or unicodedata.category(c) == "Lt"
+
+
+def _lower(c: str) -> bool:
+    return c.islower() and c.isalpha()
+
+
+UPPER = _cased_letters(_upper)   # for regexes: [{UPPER}] is a capital letter, in any script
+LOWER = _cased_letters(_lower)
+MARKS = "\u0300-\u036f"          # combining accents: a decomposed "José" is one word too
+_TOKEN = re.compile(rf"[{UPPER}{LOWER}][{UPPER}{LOWER}{MARKS}'’\-]*")
+_QUOTED = re.compile(r"\"[^\"\n]{1,300}\"|“[^”\n]{1,300}”|«[^»\n]{1,300}»|„[^“”\n]{1,300}[“”]|"
+                     r"(?<!\w)['‘][^'’‘\n]{1,300}['’](?!\w)")
 _GREETING = re.compile(r"(?i)(?:^|\W)(?:hey|hi|hello|thanks|thank you|thx|congrats|"
                        r"congratulations|bye|dear|good (?:morning|night|evening)|sorry|"
                        r"love you|miss you|yo)\s*[,!]?\s*$")
@@ -74,8 +110,9 @@ _INTERJECTIONS = re.compile(
     r"[,!.]?\s+){0,2}")
 # a title's full stop ("Dr. Patel", "St. Mary's") does not end the sentence
 _TITLES = "".join(rf"(?<!\b{t}\.)" for t in ("Dr", "Mr", "Mrs", "Ms", "St", "Prof"))
+# a sentence ends at . ! ? …, Armenian's full stop "։" and Greek's question mark (U+037E)
 SENTENCE_BREAK = re.compile(
-    rf"(?<=[.!?…]){_TITLES}[\"')\]]*\s+(?=[\"'(\[]?[{UPPER}А-ЯЁ0-9])|\n+")
+    rf"(?<=[.!?…։\u037e]){_TITLES}[\"')\]»]*\s+(?=[\"'(\[«]?[{UPPER}0-9])|\n+")
 _SENTENCE = SENTENCE_BREAK
 
 

@@ -3,8 +3,10 @@
 decompose(): sentences → intensity ι = significance × certainty (× a first-person weight) and a
 valence; adjacent sentences on the same side of θ are kept together, so an ordinary chat turn
 is one segment and a turn that mentions a life event in passing becomes two.
-mentions(): speakers, capitalised names (not at a sentence start, not common words),
-relationship phrases ("my sister", "mom"), places after in/at/to/from, projects and orgs.
+mentions(): speakers, capitalised names in any cased script (not at a sentence start, not
+common words), relationship phrases ("my sister", "mom"), places after in/at/to/from (в/из,
+στο), projects and orgs; a name that is none of these is a person or a pet only with evidence
+(person_evidence.py), and the memory's own names are found without capitals (known.py).
 """
 
 from __future__ import annotations
@@ -13,10 +15,13 @@ import re
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 
+from core.ingest import person_evidence
 from core.ingest.extraction import EntitySpec, Extraction, FactSpec, RelationSpec, SegmentSpec
+from core.ingest.known import KnownNames
 from core.ingest.names import (
     COUNTRIES,
     LOWER,
+    MARKS,
     NOT_NAMES,
     SENTENCE_BREAK,
     UPPER,
@@ -31,8 +36,8 @@ PASTED_MAX_FIRST_PERSON = 0.02
 PASTED_INTENSITY = 0.05
 
 _SENTENCE = SENTENCE_BREAK
-_WORD = re.compile(rf"[{UPPER}{LOWER}А-Яа-яЁё][{UPPER}{LOWER}А-Яа-яЁё'’\-]*")
-# a capitalised name word, accents and all ("José", "Malmö")
+_WORD = re.compile(rf"[{UPPER}{LOWER}][{UPPER}{LOWER}{MARKS}'’\-]*")
+# a capitalised name word in any cased script, accents and all ("José", "Malmö", "Москва")
 _NAME = rf"[{UPPER}][{LOWER}]+"
 
 # Life events: (stem regex, polarity, structural anchor → user_flag suggestion)
@@ -85,10 +90,14 @@ FIRST_PERSON = {"i", "i'm", "im", "i've", "i'd", "i'll", "me", "my", "mine", "my
 
 # "to" names a place only where someone goes: "moved to Boston", not "married to Sam"
 _GOING = (r"(?:mov(?:e|ed|es|ing)|relocat\w*|emigrat\w*|went|go|goes|going|gone|came|come|"
-          r"comes|coming|back|return\w*|travel\w*|flew|fly|flying|flight|drove|driv\w+|rode|"
+          r"comes|coming|back|return\w*|travel\w*|flew|fly|flying|flight|drove|driv\w+|rode|been|"
           r"ride|walk\w*|head\w*|trip|journey|vacation|holiday|way|off|tickets?|train|bus)")
-PLACE_PREP = re.compile(rf"\b(?:in|{_GOING}\s+to|from|visited|visiting|near)\s+(?:the\s+)?"
-                        rf"((?:{_NAME})(?:\s+{_NAME})?)")
+# Russian: "в Москве", "из Екатеринбурга" ("от", "к", "у" and "с" name people); Greek: the
+# neuter "στο Ηράκλειο", or a going or living verb before "στην Αθήνα" ("στη Μαρία" is "to Maria")
+_PLACE_CUES = (rf"in|{_GOING}\s+to|from|visited|visiting|near|(?i:в|во|из|под|возле|около|στο|"
+               r"(?:πήγα|πήγε|πήγαμε|πάω|πάμε|ταξίδεψα|ταξιδέψαμε|μετακόμισα|μετακομίσαμε|"
+               r"ζω|ζούμε|ζει|μένω|μένουμε|μένει|γεννήθηκα)\s+(?:στην|στη|στον|στο))")
+PLACE_PREP = re.compile(rf"\b(?:{_PLACE_CUES})\s+(?:the\s+)?((?:{_NAME})(?:\s+{_NAME})?)")
 _WORD_ANY_CASE = rf"[{UPPER}][{UPPER}{LOWER}]+"
 AT_PREP = re.compile(rf"\bat\s+((?:{_WORD_ANY_CASE})(?:(?:\s+&)?\s+{_WORD_ANY_CASE})*)")
 ORG_SUFFIX = re.compile(rf"\b((?:[{UPPER}][{UPPER}{LOWER}&'’]+\s+)+(?:Inc|Corp|Ltd|LLC|University|"
@@ -232,7 +241,9 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
                     sents: list[str], known_people: set[str] = frozenset(),
                     glossary: Mapping[str, str] | Sequence[str] = (), light: bool = False,
                     skip: Set[str] = frozenset(), context: str = "",
-                    common: Set[str] | None = None) -> Extraction:
+                    common: Set[str] | None = None, known_names: KnownNames | None = None,
+                    forms: Mapping[str, str] | None = None,
+                    people: Mapping[str, str] | None = None) -> Extraction:
     """One observation's extraction. `sents` are sentences(text) (or [text] when pasted) and
     `sentence_emotions` their lexicon tags, computed in one batch by the caller.
 
@@ -240,7 +251,12 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
     scan's candidates) to their kind: they become fiction-kind entities, which the writer links
     to what it knows or proposes for the glossary. `skip` holds folded names that are never an
     entity (the assistant's). `context` is the assistant's question a short answer replies to.
-    The user's turns (role "user") are spoken by the person: their speaker entity is is_self."""
+    The user's turns (role "user") are spoken by the person: their speaker entity is is_self.
+    `known_names` finds the memory's names that capitals cannot (uncased scripts, Russian case forms);
+    `forms` writes one import's case forms of a Cyrillic name as one (core/ingest/known.py).
+    `people` maps the names with person or pet evidence in the whole import to "person" or
+    "pet" (default: this text's); a name with neither, and no other kind, makes no entity
+    (core/ingest/person_evidence.py)."""
     ex = Extraction()
     if role == "assistant":
         return ex  # context, not life events (core/ingest/roles.py)
@@ -256,17 +272,27 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
         return refs[key]
 
     speaker_ref = entity(speaker, "person", is_self=role == "user") if speaker else None
+    seen_as: dict[str, set[str]] = {}   # ref → the forms the text wrote it in ("Веру")
+
+    def canon(name: str) -> str:
+        name = forms.get(name, name) if forms else name
+        return (known_names.canonical(name) if known_names is not None else None) or name
 
     # places, orgs, projects first (so a name after "in" is a place, not a person)
-    places = {m.group(1) for m in PLACE_PREP.finditer(text)}
-    at_places = {m.group(1) for m in AT_PREP.finditer(text) if not _possessive(text, m.end(1))}
+    places = {canon(m.group(1)) for m in PLACE_PREP.finditer(text)}
+    at_places = {canon(m.group(1)) for m in AT_PREP.finditer(text)
+                 if not _possessive(text, m.end(1))}
     orgs = {m.group(1) for m in ORG_SUFFIX.finditer(text)}
     projects = {m.group(1) for m in PROJECT.finditer(text)}
+    if people is None:
+        people = person_evidence.evidence([text])
     gloss = dict(glossary) if isinstance(glossary, Mapping) else dict.fromkeys(
         glossary, "fictional_character")
     mentioned: list[str] = []
-    for name in dict.fromkeys(name_candidates(text, common=common)):
+    for written in dict.fromkeys(name_candidates(text, common=common)):
+        name = canon(written)
         first = name.split()[0]
+        before = len(mentioned)
         if name.casefold() in skip or any(w.casefold() in skip for w in name.split()):
             continue
         if name in gloss or first in gloss:
@@ -283,8 +309,16 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
             mentioned.append(entity(name, "place"))
         elif " & " in name:
             mentioned.append(entity(name, "org"))
-        elif len(name.split()) <= 3:
-            mentioned.append(entity(name, "person"))
+        elif len(name.split()) <= 3 and (kind := "person" if name in known_people else (
+                person_evidence.kind_of(name, people) or person_evidence.kind_of(written, people))):
+            mentioned.append(entity(name, "thing" if kind == "pet" else "person"))
+        if len(mentioned) > before:
+            seen_as.setdefault(mentioned[-1], set()).add(written)
+    if known_names is not None:   # names capitals cannot show: "王芳", "أحمد"
+        for name, kind in known_names.found_in(text):
+            if name.casefold() not in skip and name != speaker:
+                mentioned.append(entity(name, _fiction_kind(gloss[name]) if name in gloss
+                                        else kind))
     quotes = quoted_spans(text)
     for at in AT_PREP.finditer(text):
         name = at.group(1)
@@ -304,7 +338,7 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
         rel = RELATIONSHIPS[m.group(1).lower()]
         named = m.group(2)
         if named and named not in NOT_NAMES:
-            ref = entity(named, "person")
+            ref = entity(named, "thing" if rel in ("dog", "cat") else "person")
             ex.facts.append(FactSpec(ref, f"{owner}'s {rel}", 0.7))
         else:
             kind = "thing" if rel in ("dog", "cat") else "person"
@@ -350,13 +384,15 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
     # per segment and mention (a long message has thousands of both)
     ent_names = {spec.ref: spec.name for spec in ex.entities}
     seekers = [(r, ent_names.get(r, "").split(" (of ")[0].lower(),
-                " (of " in ent_names.get(r, "")) for r in dict.fromkeys(mentioned)]
+                " (of " in ent_names.get(r, ""), [w.lower() for w in seen_as.get(r, ())])
+               for r in dict.fromkeys(mentioned)]
     for chunk in group(scored):
         seg_text = " ".join(s.text for s in chunk)
         intensity = max(s.intensity for s in chunk)
         sentiment = max((s.sentiment for s in chunk), key=abs)
         seg_lower = seg_text.lower()
-        in_seg = [r for r, needle, everywhere in seekers if needle in seg_lower or everywhere]
+        in_seg = [r for r, needle, everywhere, forms in seekers
+                  if needle in seg_lower or everywhere or any(w in seg_lower for w in forms)]
         seg = SegmentSpec(text=seg_text, intensity=intensity,
                           valence="pos" if sentiment > 0.15 else "neg" if sentiment < -0.15 else "neu",
                           sentiment=sentiment, user_flag=any(s.anchor for s in chunk)

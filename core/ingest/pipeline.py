@@ -26,8 +26,9 @@ from typing import Any
 
 from core import beliefs
 from core.errors import ValidationError
-from core.ingest import dates, fiction, formats, names, offline, roles
+from core.ingest import dates, fiction, formats, known, names, offline, person_evidence, roles
 from core.ingest.extraction import Extraction
+from core.ingest.known import KnownNames
 from core.store import records
 from core.store.commands import execute, transaction
 
@@ -166,6 +167,9 @@ class Writer(PoolLinks):
         self.candidates: dict[str, str] = {}
         self.assistants: set[str] = set()
         self.common: set[str] | None = None         # words the import uses in lower case
+        self.forms: dict[str, str] = {}             # Cyrillic case form → the name written
+        self.people: dict[str, str] | None = None   # names with person/pet evidence in the import
+        self._known: tuple[tuple[int, int], KnownNames] | None = None
         self.observation_ids: dict[tuple[str, str], int] = {}
 
     def fiction_names(self) -> dict[str, str]:
@@ -175,6 +179,20 @@ class Writer(PoolLinks):
         for name, kind in self.candidates.items():
             out.setdefault(name, kind)
         return out
+
+    def known_names(self) -> KnownNames:
+        """The memory's names for what capitals cannot find (core/ingest/known.py), built
+        again only when the memory's entities or fictional names changed."""
+        stamp = (len(self.store.entities), len(self.store.fiction))
+        if self._known is None or self._known[0] != stamp:
+            names: dict[str, str] = {}
+            for row in self.store.entities.values():
+                if row.domain == "real":
+                    names.update(dict.fromkeys(row.names(), row.kind))
+            for name, kind in self.fiction_names().items():
+                names.setdefault(name, kind)
+            self._known = (stamp, KnownNames(names))
+        return self._known[1]
 
     def observation_of(self, msg: formats.Message) -> int | None:
         """The stored observation of a message (its latest version)."""
@@ -207,7 +225,8 @@ class Writer(PoolLinks):
                         step: Callable[[float], None] | None = None) -> list[Prepared]:
         """Decompose and extract a batch; one tag call for sentences, one embed call for all
         segments of the batch (`step(share done)` as its vectors are computed)."""
-        known = {row.name for row in self.store.entities.values() if row.kind == "person"}
+        known = {name for row in self.store.entities.values() if row.kind == "person"
+                 for name in row.names()}
         sent_lists = []
         for msg, _ in items:
             if msg.role == "assistant":
@@ -221,6 +240,7 @@ class Writer(PoolLinks):
         pos = 0
         extractions = []
         names = self.fiction_names()
+        known_names = self.known_names()
         for (msg, _), sents in zip(items, sent_lists):
             emos = [dict(t.values) for t in tagged[pos:pos + len(sents)]]
             pos += len(sents)
@@ -230,7 +250,8 @@ class Writer(PoolLinks):
                                          known_people=known, glossary=glossary,
                                          light=msg.light, skip=self.assistants,
                                          context=msg.context.text if msg.context else "",
-                                         common=self.common)
+                                         common=self.common, known_names=known_names,
+                                         forms=self.forms, people=self.people)
             extractions.append(ex)
         return self.finish(items, extractions, step)
 
@@ -679,6 +700,14 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
     candidates = fiction.scan(every, fiction=known_fiction, real=known_real, patterns=patterns,
                               rejected=fiction.rejected_candidates(memory.conn), common=common)
     assistants = roles.assistant_names(every)
+    # names to make people: with person evidence in the import, or said to be real by the
+    # person (a rejected glossary candidate)
+    people = person_evidence.evidence(m.text for m in every)
+    for (term,) in memory.conn.execute(
+            "SELECT term FROM glossary_candidates WHERE status = 'rejected'"):
+        people.setdefault(term, "person")
+    forms = known.case_forms(n for m in every if m.role != "assistant" and known.has_cyrillic(m.text)
+                             for n in names.name_candidates(m.text, common=common))
     total = sum(len(m) for _, _, m in parsed)
     done = 0
     if progress and total:
@@ -706,6 +735,7 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
         writer = Writer(memory, actor="import" if runner is None else runner.actor,
                         captured_at=captured_at)
         writer.candidates, writer.assistants, writer.common = candidates, assistants, common
+        writer.forms, writer.people = forms, people
         pending: list[tuple[formats.Message, int]] = []
 
         def flush() -> bool:

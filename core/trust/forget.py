@@ -301,7 +301,8 @@ def forget(memory: Any, refs: str | Sequence[str], *, cascade: bool = False,
             info.update(cascade=True, kept=sum(len(v) for v in plan.keep.values()))
         changes.extend(also)
         seq = execute(conn, actor=actor, op=op, subject=roots[0], changes=changes,
-                      extra={"forget": info, **(extra or {})})
+                      extra={"forget": info, **(extra or {}),
+                             journal.VOUCHES: journal.vouch(conn, redacted)})
         conn.execute("INSERT INTO events_fts(events_fts) VALUES('rebuild')")
         conn.execute("INSERT INTO facts_fts(facts_fts) VALUES('rebuild')")
         index_snapshot.drop(conn)       # it holds the erased events' codes, times, emotions

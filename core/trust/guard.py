@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,10 +40,11 @@ _THOUSANDS = re.compile(r"(?<=\d)[,\u00a0\u202f'](?=\d{3}(?!\d))")
 
 
 def normalise(text: str) -> str:
-    """casefold, unify spaces, drop thousands separators between digits."""
-    text = text.replace("\u00a0", " ").replace("\u202f", " ")
+    """Drop thousands separators between digits (before the no-break spaces among them become
+    plain spaces), then NFKC (one spelling for "é" typed as e + combining accent, full-width
+    signs, no-break spaces) and casefold."""
     text = _THOUSANDS.sub("", text)
-    return text.casefold()
+    return unicodedata.normalize("NFKC", text).casefold()
 
 
 def term_pattern(term: str) -> re.Pattern[str]:

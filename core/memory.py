@@ -271,7 +271,8 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
             # ask for more to fill the places of the withheld, within the scorer's own cap
             asked = replace(request, top_k=min(request.top_k + len(hidden), MAX_TOP_K)) \
                 if hidden else request
-            return view.results(self.scorer.retrieve(asked), query, request.top_k)
+            return _with_corrections(self.conn, view.results(self.scorer.retrieve(asked), query,
+                                                             request.top_k))
 
         if storylines:
             out = self._retrieve_storylines(request, ranked)
@@ -558,3 +559,15 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
 
 def _now_iso() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _with_corrections(conn: Any, out: dict[str, Any]) -> dict[str, Any]:
+    """Each result a correction bears on carries it (`"corrections"`): a companion that recalls
+    "a terrier mix" learns in the same answer that the person withdrew it (JOURNAL §2)."""
+    from core.trust.corrections import bearing_on
+
+    found = bearing_on(conn, out.get("results") or [], ("title", "text"))
+    if found:
+        out["results"] = [{**r, "corrections": found[r["id"]]} if r["id"] in found else r
+                          for r in out["results"]]
+    return out

@@ -67,10 +67,10 @@ class PrivacyOps:
         out = {**self.retrieve(query, **options), "frame": MEMORY_NOTE}
         if "storylines" in out:
             out["storylines"] = [{**wrap_fields(e, ("title", "summary")),
-                                  "best": wrap_fields(e["best"], ("title", "text"))}
+                                  "best": _framed_result(e["best"])}
                                  for e in out["storylines"]]
         else:
-            out["results"] = [wrap_fields(r, ("title", "text")) for r in out["results"]]
+            out["results"] = [_framed_result(r) for r in out["results"]]
         return out
 
     def _outside_why(self, out: dict[str, Any], query: str) -> dict[str, Any]:
@@ -116,6 +116,7 @@ class PrivacyOps:
         from core.errors import PulseError
         from core.privacy.frame import MEMORY_NOTE, wrap_fields
         from core.privacy.outside import OutsideView
+        from core.trust.corrections import bearing_on
 
         detail = self.event_detail(event)
         view = OutsideView(self.conn)
@@ -124,6 +125,19 @@ class PrivacyOps:
             raise PulseError(f"event {event} is behind a boundary the person set "
                              f"(don't probe: {person.name})")
         detail = view.event_detail(detail)
+        found = bearing_on(self.conn, [detail["event"]], ("title", "description"))
         detail["event"] = wrap_fields(detail["event"], ("title", "description"))
         detail["entities"] = [wrap_fields(e, ("name",)) for e in detail["entities"]]
-        return {**detail, "frame": MEMORY_NOTE}
+        corrections = [wrap_fields(c, ("note",)) for c in found.get(detail["event"]["id"], [])]
+        return {**detail, "corrections": corrections, "frame": MEMORY_NOTE}
+
+
+def _framed_result(result: dict[str, Any]) -> dict[str, Any]:
+    """A retrieve result as a companion reads it: its text, and its corrections' notes (the
+    person's words too), inside the <memory_data> frame."""
+    from core.privacy.frame import wrap_fields
+
+    out = wrap_fields(result, ("title", "text"))
+    if "corrections" in out:
+        out["corrections"] = [wrap_fields(c, ("note",)) for c in out["corrections"]]
+    return out

@@ -197,3 +197,28 @@ def get_correction(memory: Any, correction_id: int) -> Correction:
 
 def binding(memory: Any) -> list[Correction]:
     return [c for c in list_corrections(memory) if c.binding]
+
+
+def bearing_on(memory: Any, events: Sequence[dict[str, Any]], text_keys: Sequence[str]
+               ) -> dict[int, list[dict[str, Any]]]:
+    """For events shown to a companion (dicts with "id" and `text_keys`): the corrections that
+    bear on each — a binding one whose withdrawn term the event states, and any about the event
+    itself (its subject), binding or not. Newest first; events with none are left out."""
+    from core.trust.guard import contains
+
+    everything = list_corrections(memory)
+    if not everything or not events:
+        return {}
+    out: dict[int, list[dict[str, Any]]] = {}
+    for event in events:
+        text = "\n".join(str(event.get(k) or "") for k in text_keys)
+        found = [c for c in everything
+                 if c.subject == f"event:{event['id']}"
+                 or (c.binding and any(contains(text, t) for t in c.withdrawn))]
+        if found:
+            out[int(event["id"])] = [{"id": c.id, "journal_seq": c.journal_seq,
+                                      "withdrawn": list(c.withdrawn),
+                                      "replacement": list(c.replacement), "note": c.note,
+                                      "binding": c.binding, "superseded_by":
+                                      list(c.superseded_by)} for c in found]
+    return out

@@ -34,7 +34,7 @@ MAX_RETENTION_DAYS = 36500
 ENABLED_KEY = "recall_log_enabled"
 RETENTION_KEY = "recall_log_retention_days"
 # Memory text a record never keeps (it stays in the memory; forget then has one place to erase)
-_TEXT_KEYS = ("text", "description", "sources")
+_TEXT_KEYS = ("text", "description", "sources", "corrections")
 _BRIEF_EVENT = re.compile(r"\(event (\d+)(?: \[[^\]]*\])?\)\s*$")
 ERASED = "[erased]"
 

@@ -159,3 +159,14 @@ def test_failed_change_writes_neither_row_nor_journal(journaled: Path) -> None:
             memory.set_belief("e1", belief_class="axiom", confidence_floor=0.2, archivable=0)
         assert journal.head(memory.conn) == head
         assert memory.digest() == digest
+
+
+def test_verify_counts_the_rows_there_are_not_the_head_seq(journaled: Path) -> None:
+    """`rows` was the head's seq after row 2 was deleted, one more than the rows walked."""
+    _tamper(journaled, "DELETE FROM journal WHERE seq = 2")
+    conn = sqlite3.connect(journaled)
+    there, head = conn.execute("SELECT COUNT(*), MAX(seq) FROM journal").fetchone()
+    conn.close()
+    result = pulse(journaled, "--json", "verify")
+    assert result.returncode == 2
+    assert json.loads(result.stdout)["rows"] == there == head - 1

@@ -236,6 +236,26 @@ def replay(journal_path: str | Path, target: str | Path, passphrase: Any = None
 
 def _replay_rows(conn: sqlite3.Connection, rows: list[dict[str, Any]], label: str
                  ) -> dict[str, Any]:
+    # Erasure may leave rows of a redacted history that reference rows the journal no longer
+    # creates; foreign keys are checked once at the end instead of change by change.
+    conn.execute("PRAGMA foreign_keys=OFF")
+    try:
+        # what the target holds is read under the write lock: another replay (or any writer)
+        # that committed while this one waited is seen, not written over
+        db.begin_immediate(conn)
+        try:
+            out = _apply_rows(conn, rows, label)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    finally:
+        conn.execute("PRAGMA foreign_keys=ON")
+    return {**out, "head": journal.head(conn)[0]}
+
+
+def _apply_rows(conn: sqlite3.Connection, rows: list[dict[str, Any]], label: str
+                ) -> dict[str, Any]:
     existing = {r["seq"]: r["hash"] for r in conn.execute("SELECT seq, hash FROM journal")}
     local_breaks = journal.verify(conn) if existing else []
     if local_breaks:
@@ -255,55 +275,42 @@ def _replay_rows(conn: sqlite3.Connection, rows: list[dict[str, Any]], label: st
                                  "database")
     todo = [r for r in rows if r["seq"] > head_seq]
     applied = skipped_redacted = 0
-    # Erasure may leave rows of a redacted history that reference rows the journal no longer
-    # creates; foreign keys are checked once at the end instead of change by change.
-    conn.execute("PRAGMA foreign_keys=OFF")
-    try:
-        db.begin_immediate(conn)
+    for row in todo:
+        changes = _changes_of(row)
+        if json.loads(row["payload"]).get("redacted") is True:
+            skipped_redacted += 1
         try:
-            for row in todo:
-                changes = _changes_of(row)
-                if json.loads(row["payload"]).get("redacted") is True:
-                    skipped_redacted += 1
-                try:
-                    apply_changes(conn, changes)
-                except (sqlite3.Error, ValueError, KeyError, TypeError) as exc:
-                    raise PulseError(f"journal row {row['seq']} ({row['op']}): cannot apply its "
-                                     f"changes ({exc})") from None
-                conn.execute(
-                    "INSERT INTO journal (seq, ts, actor, op, subject, payload, payload_sha256,"
-                    " prev, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [row[k] for k in ROW_KEYS])
-                applied += 1
-            if todo:
-                last = todo[-1]
-                conn.execute("INSERT OR REPLACE INTO pulse_meta (key, value) VALUES "
-                             "('journal_head', ?)", (f"{last['seq']}:{last['hash']}",))
-                # rewrites no row vouches for (relabelled by the export, or erased by an
-                # earlier Pulse) are vouched for here, as they arrived; appending does it
-                legacy = journal.unvouched_redactions(journal.read_rows(conn))
-                if legacy:
-                    journal.append(conn, "system", "replay.vouch", "journal",
-                                   {"changes": [], journal.VOUCHES: legacy})
-                else:
-                    journal.mark_vouching_started(conn)
-                model = _active_model(conn, rows)
-                if model:
-                    conn.execute("INSERT OR REPLACE INTO pulse_meta (key, value) VALUES "
-                                 "('embedding_model', ?)", (model,))
-            bad = conn.execute("PRAGMA foreign_key_check").fetchall()
-            if bad:
-                raise PulseError(f"replay left a dangling reference in {bad[0][0]} "
-                                 f"(row {bad[0][1]}); nothing was written")
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-    finally:
-        conn.execute("PRAGMA foreign_keys=ON")
+            apply_changes(conn, changes)
+        except (sqlite3.Error, ValueError, KeyError, TypeError) as exc:
+            raise PulseError(f"journal row {row['seq']} ({row['op']}): cannot apply its "
+                             f"changes ({exc})") from None
+        conn.execute(
+            "INSERT INTO journal (seq, ts, actor, op, subject, payload, payload_sha256,"
+            " prev, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [row[k] for k in ROW_KEYS])
+        applied += 1
+    if todo:
+        last = todo[-1]
+        conn.execute("INSERT OR REPLACE INTO pulse_meta (key, value) VALUES "
+                     "('journal_head', ?)", (f"{last['seq']}:{last['hash']}",))
+        # rewrites no row vouches for (relabelled by the export, or erased by an
+        # earlier Pulse) are vouched for here, as they arrived; appending does it
+        legacy = journal.unvouched_redactions(journal.read_rows(conn))
+        if legacy:
+            journal.append(conn, "system", "replay.vouch", "journal",
+                           {"changes": [], journal.VOUCHES: legacy})
+        else:
+            journal.mark_vouching_started(conn)
+        model = _active_model(conn, rows)
+        if model:
+            conn.execute("INSERT OR REPLACE INTO pulse_meta (key, value) VALUES "
+                         "('embedding_model', ?)", (model,))
+    bad = conn.execute("PRAGMA foreign_key_check").fetchall()
+    if bad:
+        raise PulseError(f"replay left a dangling reference in {bad[0][0]} "
+                         f"(row {bad[0][1]}); nothing was written")
     return {"db": label, "rows": len(rows), "applied": applied,
-            "already_present": len(rows) - applied, "redacted_rows": skipped_redacted,
-            "head": journal.head(conn)[0]}
+            "already_present": len(rows) - applied, "redacted_rows": skipped_redacted}
 
 
 def _active_model(conn: sqlite3.Connection, rows: list[dict[str, Any]]) -> str | None:

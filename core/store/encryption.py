@@ -183,9 +183,11 @@ def rekey(path: str | Path, passphrase: cipher.Passphrase,
         for backup in _backups(path):
             if not cipher.is_encrypted(backup):
                 continue
+            # its salt first: once it is open here, its header may not be read with a plain
+            # handle (that would drop this process's locks on it)
+            backup_salt = cipher.salt_of(backup)
             other = sqlite3.connect(str(backup), isolation_level=None)
             try:
-                backup_salt = cipher.salt_of(backup)
                 other.execute(cipher.key_pragma(cipher.derive(old, backup_salt)))
                 other.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
                 other.execute(cipher.rekey_pragma(cipher.derive(new, backup_salt)))

@@ -45,3 +45,27 @@ def test_rekey_changes_the_backups_key_too_and_decrypt_reads_them(tmp_path: Path
     with Memory.open(db) as memory:
         assert memory.verify() == []
         assert [r["op"] for r in memory.history(3)] == ["encryption"] * 3
+
+
+def test_decrypt_leaves_a_backup_under_another_passphrase_and_says_so(tmp_path: Path) -> None:
+    """What the rekey above left behind (or a backup keyed by hand): decrypt died with
+    "unexpected error: DatabaseError: file is not a database" and decrypted nothing."""
+    from core.store import cipher
+
+    db, backup = tmp_path / "m.db", tmp_path / "m.db.bak-3"
+    with Memory.open(db, create=True) as memory:
+        memory.import_corpus(CORPUS)
+        memory.conn.backup(sqlite3.connect(str(backup)))
+    assert cli(db, "encrypt", env={"PULSE_PASSPHRASE": "one"}).returncode == 0
+    salt = backup.read_bytes()[:16]
+    other = sqlite3.connect(str(backup), isolation_level=None)
+    other.execute(cipher.key_pragma(cipher.derive("one", salt)))
+    other.execute(cipher.rekey_pragma(cipher.derive("elsewhere", salt)))
+    other.close()
+    before = backup.read_bytes()
+    out = cli(db, "decrypt", env={"PULSE_PASSPHRASE": "one"})
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout)
+    assert summary["backups"] == [] and summary["left_encrypted"] == [str(backup)]
+    assert db.read_bytes().startswith(b"SQLite format 3\x00")
+    assert backup.read_bytes() == before

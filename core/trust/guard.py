@@ -303,14 +303,59 @@ def guard_hook(ctx: Context, raw: str) -> tuple[int, str]:
     path, texts = parsed
     if ctx.broken:
         return 2, ("pulse guard: blocked — " + check_text(ctx, "", path)["reason"])
-    for text in texts:
-        result = check_text(ctx, text, path or None)
+    results = [check_text(ctx, text, path or None) for text in texts]
+    results.append(_edit_result(ctx, raw, path))
+    for result in results:
         if result["verdict"] == BLOCKED:
             where = f" in {path}" if path else ""
             return 2, (f"pulse guard: blocked{where}: {result['reason']}. If this is a "
                        "comparison, name the replacement in the same sentence; if the block is "
                        "wrong, record `pulse guard allow TERM --path PREFIX --reason R`.")
     return 0, ""
+
+
+def _edit_result(ctx: Context, raw: str, path: str) -> dict[str, Any]:
+    """An Edit or MultiEdit judged on the file it leaves: BLOCKED when that file states a
+    withdrawn term more often than the file before (the edit completed it: "terrier breed" →
+    "terrier mix" by replacing "breed"). Nothing to judge (not an edit, the file unreadable, an
+    old_string not found): no-evidence, and the edit's own text is what was judged."""
+    nothing = {"verdict": NO_EVIDENCE, "hits": [], "replacements": [], "overridden": [],
+               "reason": None}
+    data = json.loads(raw)
+    tool_input = data["tool_input"]
+    if data["tool_name"] == "Edit":
+        edits = [tool_input]
+    elif data["tool_name"] == "MultiEdit" and isinstance(tool_input.get("edits"), list):
+        edits = tool_input["edits"]
+    else:
+        return nothing
+    before = _read_text(Path(path)) if path else None
+    if before is None:
+        return nothing
+    after = before
+    for edit in edits:
+        old, new = (edit.get("old_string"), edit.get("new_string")) \
+            if isinstance(edit, dict) else (None, None)
+        if not isinstance(old, str) or not isinstance(new, str) or not old or old not in after:
+            return nothing
+        after = after.replace(old, new) if edit.get("replace_all") is True \
+            else after.replace(old, new, 1)
+    was = check_text(ctx, before, path)["hits"]
+    now = check_text(ctx, after, path)
+    counts: dict[tuple[int, str], int] = {}
+    for hit in was:
+        counts[(hit["correction"], hit["term"])] = counts.get((hit["correction"], hit["term"]),
+                                                                0) + 1
+    added = []
+    for hit in now["hits"]:
+        key = (hit["correction"], hit["term"])
+        if counts.get(key, 0) > 0:
+            counts[key] -= 1
+        else:
+            added.append(hit)
+    if not added:
+        return nothing
+    return {**now, "verdict": BLOCKED, "hits": added, "reason": _reason(added)}
 
 
 def allow(memory: Any, term: str, path_prefix: str, reason: str, *,

@@ -8,6 +8,7 @@ journal seq that recorded them (what the brief and the guard cite).
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -76,6 +77,10 @@ def _terms(values: Iterable[Any] | None, what: str) -> list[str]:
         term = " ".join(value.split())
         if not term:
             raise ValidationError(f"{what} terms must not be empty")
+        control = next((c for c in term if unicodedata.category(c) == "Cc"), None)
+        if control is not None:
+            raise ValidationError(f"{what} term {term[:40]!r} holds a control character "
+                                  f"(U+{ord(control):04X}); no text states it")
         if len(term) > MAX_TERM_CHARS:
             raise ValidationError(f"{what} term {term[:40]!r}… is longer than {MAX_TERM_CHARS} "
                                   "characters")
@@ -120,9 +125,13 @@ def correct(memory: Any, *, withdrawn: Sequence[str] | None = (),
         raise ValidationError(f"the note is longer than {MAX_NOTE_CHARS} characters")
     if not note and not withdrawn_terms and not replacement_terms:
         raise ValidationError("a correction needs a note or withdrawn/replacement terms")
-    both = {t.casefold() for t in withdrawn_terms} & {t.casefold() for t in replacement_terms}
+    # compared as the guard matches them: "1,000" and "1000" are one term there
+    from core.trust.guard import normalise
+
+    replaced = {normalise(t) for t in replacement_terms}
+    both = [t for t in withdrawn_terms if normalise(t) in replaced]
     if both:
-        raise ValidationError(f"{sorted(both)[0]!r} is both withdrawn and its own replacement")
+        raise ValidationError(f"{both[0]!r} is both withdrawn and its own replacement")
     with transaction(conn):
         subject_ref = _subject(conn, subject)
         superseded: list[int] = []

@@ -344,6 +344,11 @@ def _cascade(plan: Plan, entity_id: int) -> None:
     quoting = [r[0] for r in conn.execute("SELECT id, title, description FROM events")
                if pattern.search(f"{r[1]}\n{r[2]}")]
     expand_events(plan, quoting, f"names {who}")
+    # someone else's fact that names them ("Katya's daughter Zoya started school") is about
+    # them too: left, their name stayed in the file, its index and the journal
+    naming = [r[0] for r in conn.execute("SELECT id, text FROM facts")
+              if pattern.search(r[1] or "")]
+    expand_facts(plan, naming, f"names {who}")
     if _has_table(conn, "storylines"):
         for key, title, summary in conn.execute("SELECT key, title, summary FROM storylines"):
             if pattern.search(f"{title}\n{summary}"):

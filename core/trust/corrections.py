@@ -213,11 +213,13 @@ def bearing_on(memory: Any, events: Sequence[dict[str, Any]], text_keys: Sequenc
     """For events shown to a companion (dicts with "id" and `text_keys`): the corrections that
     bear on each — a binding one whose withdrawn term the event states, and any about the event
     itself (its subject), binding or not. Newest first; events with none are left out."""
+    from core.privacy.outside import OutsideView
     from core.trust.guard import contains
 
     everything = list_corrections(memory)
     if not everything or not events:
         return {}
+    shown = OutsideView(conn_of(memory)).text     # a redacted name shows as its label
     out: dict[int, list[dict[str, Any]]] = {}
     for event in events:
         text = "\n".join(str(event.get(k) or "") for k in text_keys)
@@ -226,8 +228,9 @@ def bearing_on(memory: Any, events: Sequence[dict[str, Any]], text_keys: Sequenc
                  or (c.binding and any(contains(text, t) for t in c.withdrawn))]
         if found:
             out[int(event["id"])] = [{"id": c.id, "journal_seq": c.journal_seq,
-                                      "withdrawn": list(c.withdrawn),
-                                      "replacement": list(c.replacement), "note": c.note,
+                                      "withdrawn": [shown(t) for t in c.withdrawn],
+                                      "replacement": [shown(t) for t in c.replacement],
+                                      "note": shown(c.note),
                                       "binding": c.binding, "superseded_by":
                                       list(c.superseded_by)} for c in found]
     return out

@@ -136,3 +136,21 @@ def test_a_policy_that_rewrites_the_journal_verifies(memory_file: Path) -> None:
     assert result.returncode == 0, result.stderr
     result = pulse(memory_file, "verify")
     assert result.returncode == 0, result.stdout
+
+
+def test_vouches_survive_when_the_row_holding_them_is_redacted(memory_file: Path) -> None:
+    """The row that vouches for older rewrites may itself be redacted later (here: the first
+    change after an older Pulse's erasure carries the vouches, and is then erased with its
+    event); its vouches hold no content and must stay, or the journal stops verifying."""
+    _sql(memory_file, "DELETE FROM pulse_meta WHERE key = 'journal_redactions_vouched'")
+    seq = _seq_of(memory_file, "observation.add")
+    _set_payload(memory_file, seq, {"redacted": True, "changes": [], "redacted_changes": 1})
+    assert pulse(memory_file, "set", "e2", "--floor", "0.2").returncode == 0
+    conn = sqlite3.connect(memory_file)
+    carrier = conn.execute("SELECT MAX(seq) FROM journal").fetchone()[0]
+    conn.close()
+    assert journal.VOUCHES in _payload(memory_file, carrier)
+    assert pulse(memory_file, "forget", "event:e2").returncode == 0
+    assert _payload(memory_file, carrier)["redacted"] is True
+    result = pulse(memory_file, "verify")
+    assert result.returncode == 0, result.stdout

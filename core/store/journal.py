@@ -211,8 +211,12 @@ def verify(conn: sqlite3.Connection) -> list[Break]:
     if mirrored is not None:
         seq_text, _, digest = mirrored[0].partition(":")
         last = rows[-1] if rows else None
-        if last is None or last["seq"] != int(seq_text) or last["hash"] != digest:
-            found = last["seq"] if last else 0
-            breaks.append(Break(int(seq_text), f"the journal ends at row {found}, but its recorded"
-                                               f" head is row {seq_text} (rows removed at the end)"))
+        recorded = int(seq_text)
+        found = last["seq"] if last else 0
+        if found > recorded:
+            breaks.append(Break(recorded + 1, f"rows added after its recorded head (row "
+                                              f"{recorded}), up to row {found} (inserted)"))
+        elif last is None or found != recorded or last["hash"] != digest:
+            breaks.append(Break(recorded, f"the journal ends at row {found}, but its recorded"
+                                          f" head is row {seq_text} (rows removed at the end)"))
     return breaks

@@ -295,7 +295,7 @@ def _apply_rows(conn: sqlite3.Connection, rows: list[dict[str, Any]], label: str
                      "('journal_head', ?)", (f"{last['seq']}:{last['hash']}",))
         # rewrites no row vouches for (relabelled by the export, or erased by an
         # earlier Pulse) are vouched for here, as they arrived; appending does it
-        legacy = journal.unvouched_redactions(journal.read_rows(conn))
+        legacy = journal.unvouched_redactions(journal.rewrite_candidates(conn))
         if legacy:
             journal.append(conn, "system", "replay.vouch", "journal",
                            {"changes": [], journal.VOUCHES: legacy})

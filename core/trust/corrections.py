@@ -214,18 +214,19 @@ def bearing_on(memory: Any, events: Sequence[dict[str, Any]], text_keys: Sequenc
     bear on each — a binding one whose withdrawn term the event states, and any about the event
     itself (its subject), binding or not. Newest first; events with none are left out."""
     from core.privacy.outside import OutsideView
-    from core.trust.guard import contains
+    from core.trust.guard import normalise, term_pattern
 
     everything = list_corrections(memory)
     if not everything or not events:
         return {}
     shown = OutsideView(conn_of(memory)).text     # a redacted name shows as its label
     out: dict[int, list[dict[str, Any]]] = {}
+    patterns = {c.id: [term_pattern(t) for t in c.withdrawn] for c in everything if c.binding}
     for event in events:
-        text = "\n".join(str(event.get(k) or "") for k in text_keys)
+        text = normalise("\n".join(str(event.get(k) or "") for k in text_keys))
         found = [c for c in everything
                  if c.subject == f"event:{event['id']}"
-                 or (c.binding and any(contains(text, t) for t in c.withdrawn))]
+                 or any(p.search(text) for p in patterns.get(c.id, ()))]
         if found:
             out[int(event["id"])] = [{"id": c.id, "journal_seq": c.journal_seq,
                                       "withdrawn": [shown(t) for t in c.withdrawn],

@@ -142,7 +142,7 @@ def correct(memory: Any, *, withdrawn: Sequence[str] | None = (),
                 except ValueError:
                     raise ValidationError(f"supersedes: {value!r} is not a journal seq") from None
             found = conn.execute("SELECT id FROM corrections WHERE journal_seq = ?",
-                                 (value,)).fetchone()
+                                 (value,)).fetchone() if 0 < value < 2 ** 63 else None
             if found is None:
                 raise ValidationError(f"supersedes: journal row {value} recorded no correction")
             if value not in superseded:

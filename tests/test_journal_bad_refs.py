@@ -39,3 +39,9 @@ def test_a_bad_reference_is_one_clear_line(db_path: Path, args: tuple[str, ...])
     assert "unexpected error" not in result.stderr and len(result.stderr) < 400
     with Memory.open(db_path) as memory:
         assert memory.stats()["journal_head"] == 1 and memory.verify() == []
+
+
+def test_recalls_show_of_an_id_past_sqlites_integers(db_path: Path) -> None:
+    Memory.open(db_path, create=True).close()
+    result = pulse(db_path, "recalls", "show", HUGE)
+    assert result.returncode == 1 and result.stderr == f"pulse: no recall record {HUGE}\n"

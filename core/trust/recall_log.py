@@ -302,7 +302,7 @@ def list_records(conn: sqlite3.Connection, *, since: str | None = None, limit: i
 
 def get_record(conn: sqlite3.Connection, log_id: int) -> dict[str, Any]:
     row = conn.execute("SELECT * FROM recall_log WHERE id = ?", (int(log_id),)).fetchone() \
-        if exists(conn) else None
+        if exists(conn) and 0 < int(log_id) < 2 ** 63 else None
     if row is None:
         raise PulseError(f"no recall record {log_id}")
     return _row(row, True)

@@ -33,6 +33,7 @@ from core.store import db, journal, records
 from core.store.commands import transaction
 from core.store.digest import digest as content_digest
 from core.store.sqlite import sqlite3
+from core.trust.corrections import bearing_on
 
 ProgressFn = Callable[[int, int], None]
 
@@ -320,7 +321,13 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
                                            "belief_class", "user_flag")}
         out["event"]["text"] = row["description"] or row["title"]
         out["causes"] = self.scorer.causes(event_id, depth, request.domains)
-        return self._outside_why(out, query or "")
+        out = self._outside_why(out, query or "")
+        shown = [out["event"], *out["causes"]]
+        found = bearing_on(self.conn, shown, ("title", "text"))
+        for item in shown:
+            if item["id"] in found:
+                item["corrections"] = found[item["id"]]
+        return out
 
     @staticmethod
     def request(query: str, *, top_k: int = 10, scorer: str = "pulse", state: Any = None,
@@ -564,8 +571,6 @@ def _now_iso() -> str:
 def _with_corrections(conn: Any, out: dict[str, Any]) -> dict[str, Any]:
     """Each result a correction bears on carries it (`"corrections"`): a companion that recalls
     "a terrier mix" learns in the same answer that the person withdrew it (JOURNAL §2)."""
-    from core.trust.corrections import bearing_on
-
     found = bearing_on(conn, out.get("results") or [], ("title", "text"))
     if found:
         out["results"] = [{**r, "corrections": found[r["id"]]} if r["id"] in found else r

@@ -96,7 +96,7 @@ class PrivacyOps:
         """`why` as a companion gets it (MCP why): refused for an event behind a boundary,
         causes behind one left out, every title and text inside the <memory_data> frame."""
         from core.errors import PulseError
-        from core.privacy.frame import MEMORY_NOTE, wrap_fields
+        from core.privacy.frame import MEMORY_NOTE
         from core.privacy.outside import OutsideView
 
         if event is not None:
@@ -106,8 +106,8 @@ class PrivacyOps:
                                  f"(don't probe: {person.name})")
         out = self.why(event, **options)
         if out["event"] is not None:
-            out["event"] = wrap_fields(out["event"], ("title", "text"))
-        out["causes"] = [wrap_fields(c, ("title", "text")) for c in out["causes"]]
+            out["event"] = _framed_result(out["event"])
+        out["causes"] = [_framed_result(c) for c in out["causes"]]
         return {**out, "frame": MEMORY_NOTE}
 
     def companion_event(self, event: str | int) -> dict[str, Any]:

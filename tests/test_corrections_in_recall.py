@@ -92,3 +92,17 @@ def test_mcp_recall_and_get_event_carry_them_framed(corrected: Path) -> None:
     for record in records:
         shown = pulse(corrected, "recalls", "show", str(record["id"]))
         assert "shelter got it wrong" not in json.dumps(shown)
+
+
+def test_why_carries_them_too(corrected: Path) -> None:
+    """`why` shows events' text as well: the event asked about and its causes."""
+    out = pulse(corrected, "why", "e1")
+    assert [c["withdrawn"] for c in out["event"]["corrections"]] == [["terrier mix"]]
+    client = McpProcess(corrected, "qa-companion")
+    try:
+        error, why = client.call("why", {"event": "e1"})
+        assert not error, why
+        [correction] = why["event"]["corrections"]
+        assert correction["note"].startswith("<memory_data>")
+    finally:
+        assert client.close() == 0

@@ -278,6 +278,14 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
         if storylines:
             out = self._retrieve_storylines(request, ranked)
             out["storylines"] = [view.storyline(entry, hidden) for entry in out["storylines"]]
+            # a summary quotes its members: it may state a withdrawn term too
+            found = bearing_on(self.conn, [{"id": i, "title": e.get("title"),
+                                            "summary": e.get("summary"),
+                                            "members": e.get("members") or []}
+                                           for i, e in enumerate(out["storylines"])],
+                               ("title", "summary"))
+            out["storylines"] = [{**e, "corrections": found[i]} if i in found else e
+                                 for i, e in enumerate(out["storylines"])]
         else:
             out = ranked(request)
         if log is not None:

@@ -66,8 +66,8 @@ class PrivacyOps:
 
         out = {**self.retrieve(query, **options), "frame": MEMORY_NOTE}
         if "storylines" in out:
-            out["storylines"] = [{**wrap_fields(e, ("title", "summary")),
-                                  "best": _framed_result(e["best"])}
+            out["storylines"] = [_framed_corrections({**wrap_fields(e, ("title", "summary")),
+                                                      "best": _framed_result(e["best"])})
                                  for e in out["storylines"]]
         else:
             out["results"] = [_framed_result(r) for r in out["results"]]
@@ -137,7 +137,12 @@ def _framed_result(result: dict[str, Any]) -> dict[str, Any]:
     person's words too), inside the <memory_data> frame."""
     from core.privacy.frame import wrap_fields
 
-    out = wrap_fields(result, ("title", "text"))
-    if "corrections" in out:
-        out["corrections"] = [wrap_fields(c, ("note",)) for c in out["corrections"]]
-    return out
+    return _framed_corrections(wrap_fields(result, ("title", "text")))
+
+
+def _framed_corrections(item: dict[str, Any]) -> dict[str, Any]:
+    from core.privacy.frame import wrap_fields
+
+    if "corrections" in item:
+        item = {**item, "corrections": [wrap_fields(c, ("note",)) for c in item["corrections"]]}
+    return item

@@ -106,3 +106,28 @@ def test_why_carries_them_too(corrected: Path) -> None:
         assert correction["note"].startswith("<memory_data>")
     finally:
         assert client.close() == 0
+
+
+STORY = {
+    "format": "pulse-corpus/1",
+    "events": [
+        {"key": "s1", "title": "Met Biscuit at the shelter", "description": "A scruffy terrier "
+         "mix with one ear up waited by the gate.", "ts": "2026-03-01T10:00:00Z"},
+        {"key": "s2", "title": "Brought Biscuit home", "description": "Biscuit slept on the "
+         "sofa the whole first night.", "ts": "2026-03-11T10:00:00Z", "parents": ["s1"]},
+    ],
+}
+
+
+def test_a_storyline_whose_summary_states_a_withdrawn_term_carries_the_correction(
+        db_path: Path, tmp_path: Path) -> None:
+    corpus = tmp_path / "story.json"
+    corpus.write_text(json.dumps(STORY), encoding="utf-8")
+    pulse(db_path, "import", str(corpus))
+    pulse(db_path, "correct", "--withdrawn", "terrier mix", "--replacement", "beagle",
+          "--note", "Biscuit is a beagle")
+    out = pulse(db_path, "retrieve", "Biscuit sofa first night", "--storylines", "--now", NOW,
+                "--no-abstain")
+    [chain] = [s for s in out["storylines"] if s["kind"] == "chain"]
+    assert "terrier mix" in chain["summary"]
+    assert [c["withdrawn"] for c in chain["corrections"]] == [["terrier mix"]]

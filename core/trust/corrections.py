@@ -212,7 +212,8 @@ def bearing_on(memory: Any, events: Sequence[dict[str, Any]], text_keys: Sequenc
                ) -> dict[int, list[dict[str, Any]]]:
     """For events shown to a companion (dicts with "id" and `text_keys`): the corrections that
     bear on each — a binding one whose withdrawn term the event states, and any about the event
-    itself (its subject), binding or not. Newest first; events with none are left out."""
+    itself (its subject), binding or not. Newest first, by "id"; events with none are left out.
+    An item with "members" (a storyline) is about those events instead of its "id"."""
     from core.privacy.outside import OutsideView
     from core.trust.guard import normalise, term_pattern
 
@@ -224,9 +225,9 @@ def bearing_on(memory: Any, events: Sequence[dict[str, Any]], text_keys: Sequenc
     patterns = {c.id: [term_pattern(t) for t in c.withdrawn] for c in everything if c.binding}
     for event in events:
         text = normalise("\n".join(str(event.get(k) or "") for k in text_keys))
+        about = {f"event:{i}" for i in event.get("members", [event["id"]])}
         found = [c for c in everything
-                 if c.subject == f"event:{event['id']}"
-                 or any(p.search(text) for p in patterns.get(c.id, ()))]
+                 if c.subject in about or any(p.search(text) for p in patterns.get(c.id, ()))]
         if found:
             out[int(event["id"])] = [{"id": c.id, "journal_seq": c.journal_seq,
                                       "withdrawn": [shown(t) for t in c.withdrawn],

@@ -131,3 +131,14 @@ def test_a_storyline_whose_summary_states_a_withdrawn_term_carries_the_correctio
     [chain] = [s for s in out["storylines"] if s["kind"] == "chain"]
     assert "terrier mix" in chain["summary"]
     assert [c["withdrawn"] for c in chain["corrections"]] == [["terrier mix"]]
+
+
+def test_the_human_retrieve_says_so_under_the_result(corrected: Path) -> None:
+    result = subprocess.run([sys.executable, "-m", "core.cli", "--db", str(corrected),
+                             "retrieve", "Biscuit the dog", "--now", NOW, "--no-abstain"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if "[e1]" in line)
+    assert lines[at + 1].strip().startswith("corrected: withdrawn \"terrier mix\" → use "
+                                            "\"beagle\" (journal row")

@@ -33,6 +33,7 @@ from core.store import db, journal, records
 from core.store.commands import transaction
 from core.store.digest import digest as content_digest
 from core.store.sqlite import sqlite3
+from core.trust.corrections import bearing_on
 
 ProgressFn = Callable[[int, int], None]
 
@@ -290,11 +291,20 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
             # ask for more to fill the places of the withheld, within the scorer's own cap
             asked = replace(request, top_k=min(request.top_k + len(hidden), MAX_TOP_K)) \
                 if hidden else request
-            return view.results(self.scorer.retrieve(asked), query, request.top_k)
+            return _with_corrections(self.conn, view.results(self.scorer.retrieve(asked), query,
+                                                             request.top_k))
 
         if storylines:
             out = self._retrieve_storylines(request, ranked)
             out["storylines"] = [view.storyline(entry, hidden) for entry in out["storylines"]]
+            # a summary quotes its members: it may state a withdrawn term too
+            found = bearing_on(self.conn, [{"id": i, "title": e.get("title"),
+                                            "summary": e.get("summary"),
+                                            "members": e.get("members") or []}
+                                           for i, e in enumerate(out["storylines"])],
+                               ("title", "summary"))
+            out["storylines"] = [{**e, "corrections": found[i]} if i in found else e
+                                 for i, e in enumerate(out["storylines"])]
         else:
             out = ranked(request)
         if log is not None:
@@ -338,7 +348,13 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
                                            "belief_class", "user_flag")}
         out["event"]["text"] = row["description"] or row["title"]
         out["causes"] = self.scorer.causes(event_id, depth, request.domains)
-        return self._outside_why(out, query or "")
+        out = self._outside_why(out, query or "")
+        shown = [out["event"], *out["causes"]]
+        found = bearing_on(self.conn, shown, ("title", "text"))
+        for item in shown:
+            if item["id"] in found:
+                item["corrections"] = found[item["id"]]
+        return out
 
     @staticmethod
     def request(query: str, *, top_k: int = 10, scorer: str = "pulse", state: Any = None,
@@ -577,3 +593,13 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
 
 def _now_iso() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _with_corrections(conn: Any, out: dict[str, Any]) -> dict[str, Any]:
+    """Each result a correction bears on carries it (`"corrections"`): a companion that recalls
+    "a terrier mix" learns in the same answer that the person withdrew it (JOURNAL §2)."""
+    found = bearing_on(conn, out.get("results") or [], ("title", "text"))
+    if found:
+        out["results"] = [{**r, "corrections": found[r["id"]]} if r["id"] in found else r
+                          for r in out["results"]]
+    return out

@@ -66,11 +66,11 @@ class PrivacyOps:
 
         out = {**self.retrieve(query, **options), "frame": MEMORY_NOTE}
         if "storylines" in out:
-            out["storylines"] = [{**wrap_fields(e, ("title", "summary")),
-                                  "best": wrap_fields(e["best"], ("title", "text"))}
+            out["storylines"] = [_framed_corrections({**wrap_fields(e, ("title", "summary")),
+                                                      "best": _framed_result(e["best"])})
                                  for e in out["storylines"]]
         else:
-            out["results"] = [wrap_fields(r, ("title", "text")) for r in out["results"]]
+            out["results"] = [_framed_result(r) for r in out["results"]]
         return out
 
     def _outside_why(self, out: dict[str, Any], query: str) -> dict[str, Any]:
@@ -96,7 +96,7 @@ class PrivacyOps:
         """`why` as a companion gets it (MCP why): refused for an event behind a boundary,
         causes behind one left out, every title and text inside the <memory_data> frame."""
         from core.errors import PulseError
-        from core.privacy.frame import MEMORY_NOTE, wrap_fields
+        from core.privacy.frame import MEMORY_NOTE
         from core.privacy.outside import OutsideView
 
         if event is not None:
@@ -106,8 +106,8 @@ class PrivacyOps:
                                  f"(don't probe: {person.name})")
         out = self.why(event, **options)
         if out["event"] is not None:
-            out["event"] = wrap_fields(out["event"], ("title", "text"))
-        out["causes"] = [wrap_fields(c, ("title", "text")) for c in out["causes"]]
+            out["event"] = _framed_result(out["event"])
+        out["causes"] = [_framed_result(c) for c in out["causes"]]
         return {**out, "frame": MEMORY_NOTE}
 
     def companion_event(self, event: str | int) -> dict[str, Any]:
@@ -116,6 +116,7 @@ class PrivacyOps:
         from core.errors import PulseError
         from core.privacy.frame import MEMORY_NOTE, wrap_fields
         from core.privacy.outside import OutsideView
+        from core.trust.corrections import bearing_on
 
         detail = self.event_detail(event)
         view = OutsideView(self.conn)
@@ -124,6 +125,24 @@ class PrivacyOps:
             raise PulseError(f"event {event} is behind a boundary the person set "
                              f"(don't probe: {person.name})")
         detail = view.event_detail(detail)
+        found = bearing_on(self.conn, [detail["event"]], ("title", "description"))
         detail["event"] = wrap_fields(detail["event"], ("title", "description"))
         detail["entities"] = [wrap_fields(e, ("name",)) for e in detail["entities"]]
-        return {**detail, "frame": MEMORY_NOTE}
+        corrections = [wrap_fields(c, ("note",)) for c in found.get(detail["event"]["id"], [])]
+        return {**detail, "corrections": corrections, "frame": MEMORY_NOTE}
+
+
+def _framed_result(result: dict[str, Any]) -> dict[str, Any]:
+    """A retrieve result as a companion reads it: its text, and its corrections' notes (the
+    person's words too), inside the <memory_data> frame."""
+    from core.privacy.frame import wrap_fields
+
+    return _framed_corrections(wrap_fields(result, ("title", "text")))
+
+
+def _framed_corrections(item: dict[str, Any]) -> dict[str, Any]:
+    from core.privacy.frame import wrap_fields
+
+    if "corrections" in item:
+        item = {**item, "corrections": [wrap_fields(c, ("note",)) for c in item["corrections"]]}
+    return item

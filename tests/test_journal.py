@@ -159,3 +159,31 @@ def test_failed_change_writes_neither_row_nor_journal(journaled: Path) -> None:
             memory.set_belief("e1", belief_class="axiom", confidence_floor=0.2, archivable=0)
         assert journal.head(memory.conn) == head
         assert memory.digest() == digest
+
+
+def test_verify_counts_the_rows_there_are_not_the_head_seq(journaled: Path) -> None:
+    """`rows` was the head's seq after row 2 was deleted, one more than the rows walked."""
+    _tamper(journaled, "DELETE FROM journal WHERE seq = 2")
+    conn = sqlite3.connect(journaled)
+    there, head = conn.execute("SELECT COUNT(*), MAX(seq) FROM journal").fetchone()
+    conn.close()
+    result = pulse(journaled, "--json", "verify")
+    assert result.returncode == 2
+    assert json.loads(result.stdout)["rows"] == there == head - 1
+
+
+def test_a_row_appended_behind_the_recorded_head_is_named_as_inserted(journaled: Path) -> None:
+    """A whole valid row added at the end through SQLite was reported as "rows removed at the
+    end", at the head's seq: it names the added row now."""
+    conn = sqlite3.connect(journaled)
+    seq, prev = conn.execute("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1").fetchone()
+    payload = journal.canonical_json({"changes": []})
+    digest = journal.sha256_hex(payload)
+    ts = "2026-12-01T00:00:00.000000Z"
+    conn.execute("INSERT INTO journal VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                 (seq + 1, ts, "manual", "event.set", "event:1", payload, digest, prev,
+                  journal.row_hash(seq + 1, ts, "manual", "event.set", "event:1", digest, prev)))
+    conn.commit()
+    conn.close()
+    [found] = _breaks(journaled)
+    assert found.seq == seq + 1 and "added after" in found.reason

@@ -204,9 +204,21 @@ def _human_results(out: dict[str, Any]) -> str:
         via = "  (via chain: a cause)" if r.get("via_chain") else ""
         lines.append(f"{rank:>3}. {r['score']:.4f}  #{r['id']}{key} {r['ts'][:10]}  "
                      f"{r['title']}{via}")
+        lines += [f"       corrected: {_correction_words(c)}" for c in r.get("corrections", [])]
     if not out["results"]:
         lines.append("  (no results)")
     return "\n".join(lines)
+
+
+def _correction_words(c: dict[str, Any]) -> str:
+    """One correction under a result: what is withdrawn, what to use, where it is recorded."""
+    parts = []
+    if c["withdrawn"]:
+        parts.append("withdrawn " + ", ".join(f'"{t}"' for t in c["withdrawn"]))
+    if c["replacement"]:
+        parts.append("→ use " + ", ".join(f'"{t}"' for t in c["replacement"]))
+    state = "" if c["binding"] else ", not binding"
+    return f"{' '.join(parts) or c['note']} (journal row {c['journal_seq']}{state})"
 
 
 def _human_storylines(out: dict[str, Any]) -> str:
@@ -221,6 +233,7 @@ def _human_storylines(out: dict[str, Any]) -> str:
         lines.append(f"{rank:>3}. {s['score']:.4f}  {s['storyline']} ({span}{size})  {s['title']}")
         if s["kind"] != "event":
             lines.append(f"       {s['summary']}")
+        lines += [f"       corrected: {_correction_words(c)}" for c in s.get("corrections", [])]
     if not out["storylines"]:
         lines.append("  (no results)")
     return "\n".join(lines)
@@ -296,7 +309,8 @@ def cmd_embed(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
         breaks = memory.verify()
-        rows = memory.stats()["journal_head"]
+        # the rows walked: the head's seq overcounts when rows were removed
+        rows = memory.conn.execute("SELECT COUNT(*) FROM journal").fetchone()[0]
     if breaks:
         emit(args, {"ok": False, "rows": rows,
                     "breaks": [{"seq": b.seq, "reason": b.reason} for b in breaks]},

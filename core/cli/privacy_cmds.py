@@ -69,7 +69,12 @@ def cmd_rekey(args: argparse.Namespace) -> int:
 
 def _backups(out: dict) -> str:
     n = len(out.get("backups", []))
-    return f"; {n} backup{'s' if n != 1 else ''} converted too" if n else ""
+    line = f"; {n} backup{'s' if n != 1 else ''} converted too" if n else ""
+    left = out.get("left_encrypted") or []
+    if left:
+        line += (f"\nwarning: {', '.join(left)}: under another passphrase, left as "
+                 f"{'they were' if len(left) > 1 else 'it was'}")
+    return line
 
 
 def _line(row: dict) -> str:

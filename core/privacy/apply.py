@@ -137,6 +137,9 @@ def _rewrite(memory: Any, person: Person, update: dict[str, Any], info: dict[str
         seq = execute(conn, actor=actor, op="policy.apply", subject=f"entity:{person.id}",
                       changes=changes, extra=info)
         rows = rewrite_journal(conn, person, rewrite)
+        if rows:    # a later row vouches for the rewritten payloads (core/store/journal.py)
+            journal.append(conn, actor, "policy.redactions", f"entity:{person.id}",
+                           {"changes": [], journal.VOUCHES: journal.vouch(conn, rows)})
         _rewrite_bookkeeping(conn, person, rewrite)
         conn.execute("INSERT INTO events_fts(events_fts) VALUES('rebuild')")
         conn.execute("INSERT INTO facts_fts(facts_fts) VALUES('rebuild')")

@@ -96,10 +96,12 @@ def apply_change(conn: sqlite3.Connection, change: dict[str, Any]) -> None:
     elif action == "delete":
         keys = table_keys(conn, table)
         row = change["row"]
-        conn.execute(
+        gone = conn.execute(
             f"DELETE FROM {table} WHERE " + " AND ".join(f"{k} = ?" for k in keys),
             [decode_value(row[k]) for k in keys],
-        )
+        ).rowcount
+        if not gone and keys == ("id",):
+            _mark_id_taken(conn, table, decode_value(row["id"]))
     elif action == "update":
         pk, new = change["pk"], change["set"]
         _checked(conn, table, list(new) + list(pk))
@@ -110,6 +112,18 @@ def apply_change(conn: sqlite3.Connection, change: dict[str, Any]) -> None:
         )
     else:
         raise ValueError(f"unknown change action {action!r}")
+
+
+def _mark_id_taken(conn: sqlite3.Connection, table: str, row_id: Any) -> None:
+    """A delete that finds no row: a replay of an erasure, whose rows' creation the journal no
+    longer holds. The id was given all the same; mark it as the delete trigger would have
+    (migration 012), so the replay never gives it again either."""
+    if not isinstance(row_id, int) or not conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = ?",
+            (f"{table}_id_high_water",)).fetchone():
+        return
+    conn.execute("INSERT INTO id_high_water (name, top) VALUES (?, ?) ON CONFLICT (name)"
+                 " DO UPDATE SET top = max(top, excluded.top)", (table, row_id))
 
 
 def apply_changes(conn: sqlite3.Connection, changes: list[dict[str, Any]]) -> None:

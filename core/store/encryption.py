@@ -142,11 +142,14 @@ def decrypt(path: str | Path, passphrase: cipher.Passphrase) -> dict[str, Any]:
         _take_alone(conn, path)
         _export(conn, tmp, "''")
         secret = cipher.resolve(passphrase, path)
-        converted = []
+        converted, left = [], []
         for backup in _backups(path):
             if cipher.is_encrypted(backup):
-                _convert_file(backup, cipher.derive(secret, cipher.salt_of(backup)), "''")
-                converted.append(str(backup))
+                try:
+                    _convert_file(backup, cipher.derive(secret, cipher.salt_of(backup)), "''")
+                    converted.append(str(backup))
+                except sqlite3.DatabaseError:
+                    left.append(str(backup))    # under another passphrase: left as it is
         new = db.connect(tmp)
         try:
             seq = _mark(new, "decrypt")
@@ -158,7 +161,8 @@ def decrypt(path: str | Path, passphrase: cipher.Passphrase) -> dict[str, Any]:
         raise
     finally:
         conn.close()
-    return {"db": str(path), "encrypted": False, "journal_seq": seq, "backups": converted}
+    return {"db": str(path), "encrypted": False, "journal_seq": seq, "backups": converted,
+            "left_encrypted": left}
 
 
 def rekey(path: str | Path, passphrase: cipher.Passphrase,
@@ -179,23 +183,26 @@ def rekey(path: str | Path, passphrase: cipher.Passphrase,
         salt = cipher.salt_of(path)
         conn.execute(cipher.rekey_pragma(cipher.derive(new, salt)))
         cipher.remember_unlocked(path, new)
-        converted = []
+        converted, left = [], []
         for backup in _backups(path):
             if not cipher.is_encrypted(backup):
                 continue
+            # its salt first: once it is open here, its header may not be read with a plain
+            # handle (that would drop this process's locks on it)
+            backup_salt = cipher.salt_of(backup)
             other = sqlite3.connect(str(backup), isolation_level=None)
             try:
-                backup_salt = cipher.salt_of(backup)
                 other.execute(cipher.key_pragma(cipher.derive(old, backup_salt)))
                 other.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
                 other.execute(cipher.rekey_pragma(cipher.derive(new, backup_salt)))
                 converted.append(str(backup))
             except sqlite3.DatabaseError:
-                pass    # a backup under another passphrase is left as it is
+                left.append(str(backup))    # under another passphrase: left as it is
             finally:
                 other.close()
         _back_to_wal(conn)
         seq = _mark(conn, "rekey")
     finally:
         conn.close()
-    return {"db": str(path), "encrypted": True, "journal_seq": seq, "backups": converted}
+    return {"db": str(path), "encrypted": True, "journal_seq": seq, "backups": converted,
+            "left_encrypted": left}

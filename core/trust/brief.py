@@ -274,7 +274,10 @@ def brief(memory: Any, budget: int | None = None, *, now: datetime | str | None 
     # pass 1 reserves room for the longest "cut" note; pass 2 writes the real one (never longer)
     worst = {"corrections": len(corrections), **{name: len(lines) for name, lines in sections}}
     provenance = _provenance(facts, worst)
-    body, cut = _fit(provenance, corrections, sections, limit)
+    # the companion's view: a redacted person's name in a note or a term shows as their label
+    view = OutsideView(conn)
+    body, cut = _fit(provenance, [view.text(correction_line(c)) for c in corrections],
+                     sections, limit)
     final_provenance = _provenance(facts, cut)
     if len(final_provenance) > len(provenance):  # cannot happen; keep the guarantee anyway
         final_provenance = provenance
@@ -316,7 +319,7 @@ def _provenance(f: dict[str, Any], cut: dict[str, int]) -> str:
     return " · ".join(parts)
 
 
-def _fit(provenance: str, corrections: list[Correction], sections: list[tuple[str, list[str]]],
+def _fit(provenance: str, corrections: list[str], sections: list[tuple[str, list[str]]],
          limit: int) -> tuple[list[str], dict[str, int]]:
     """Whole lines in order while they fit. Corrections come first and are never cut inside a
     line; a section is cut at a line boundary and later, smaller sections may still fit."""
@@ -327,7 +330,7 @@ def _fit(provenance: str, corrections: list[Correction], sections: list[tuple[st
     def room(line: str) -> bool:
         return used + 1 + len(line) <= limit  # +1: the newline before it
 
-    blocks = [("CORRECTIONS", [correction_line(c) for c in corrections], "corrections")]
+    blocks = [("CORRECTIONS", corrections, "corrections")]
     blocks += [(name, lines, name) for name, lines in sections]
     for header, lines, key in blocks:
         if not lines:

@@ -8,6 +8,7 @@ journal seq that recorded them (what the brief and the guard cite).
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -76,6 +77,10 @@ def _terms(values: Iterable[Any] | None, what: str) -> list[str]:
         term = " ".join(value.split())
         if not term:
             raise ValidationError(f"{what} terms must not be empty")
+        control = next((c for c in term if unicodedata.category(c) == "Cc"), None)
+        if control is not None:
+            raise ValidationError(f"{what} term {term[:40]!r} holds a control character "
+                                  f"(U+{ord(control):04X}); no text states it")
         if len(term) > MAX_TERM_CHARS:
             raise ValidationError(f"{what} term {term[:40]!r}… is longer than {MAX_TERM_CHARS} "
                                   "characters")
@@ -120,9 +125,13 @@ def correct(memory: Any, *, withdrawn: Sequence[str] | None = (),
         raise ValidationError(f"the note is longer than {MAX_NOTE_CHARS} characters")
     if not note and not withdrawn_terms and not replacement_terms:
         raise ValidationError("a correction needs a note or withdrawn/replacement terms")
-    both = {t.casefold() for t in withdrawn_terms} & {t.casefold() for t in replacement_terms}
+    # compared as the guard matches them: "1,000" and "1000" are one term there
+    from core.trust.guard import normalise
+
+    replaced = {normalise(t) for t in replacement_terms}
+    both = [t for t in withdrawn_terms if normalise(t) in replaced]
     if both:
-        raise ValidationError(f"{sorted(both)[0]!r} is both withdrawn and its own replacement")
+        raise ValidationError(f"{both[0]!r} is both withdrawn and its own replacement")
     with transaction(conn):
         subject_ref = _subject(conn, subject)
         superseded: list[int] = []
@@ -133,7 +142,7 @@ def correct(memory: Any, *, withdrawn: Sequence[str] | None = (),
                 except ValueError:
                     raise ValidationError(f"supersedes: {value!r} is not a journal seq") from None
             found = conn.execute("SELECT id FROM corrections WHERE journal_seq = ?",
-                                 (value,)).fetchone()
+                                 (value,)).fetchone() if 0 < value < 2 ** 63 else None
             if found is None:
                 raise ValidationError(f"supersedes: journal row {value} recorded no correction")
             if value not in superseded:
@@ -197,3 +206,33 @@ def get_correction(memory: Any, correction_id: int) -> Correction:
 
 def binding(memory: Any) -> list[Correction]:
     return [c for c in list_corrections(memory) if c.binding]
+
+
+def bearing_on(memory: Any, events: Sequence[dict[str, Any]], text_keys: Sequence[str]
+               ) -> dict[int, list[dict[str, Any]]]:
+    """For events shown to a companion (dicts with "id" and `text_keys`): the corrections that
+    bear on each — a binding one whose withdrawn term the event states, and any about the event
+    itself (its subject), binding or not. Newest first, by "id"; events with none are left out.
+    An item with "members" (a storyline) is about those events instead of its "id"."""
+    from core.privacy.outside import OutsideView
+    from core.trust.guard import normalise, term_pattern
+
+    everything = list_corrections(memory)
+    if not everything or not events:
+        return {}
+    shown = OutsideView(conn_of(memory)).text     # a redacted name shows as its label
+    out: dict[int, list[dict[str, Any]]] = {}
+    patterns = {c.id: [term_pattern(t) for t in c.withdrawn] for c in everything if c.binding}
+    for event in events:
+        text = normalise("\n".join(str(event.get(k) or "") for k in text_keys))
+        about = {f"event:{i}" for i in event.get("members", [event["id"]])}
+        found = [c for c in everything
+                 if c.subject in about or any(p.search(text) for p in patterns.get(c.id, ()))]
+        if found:
+            out[int(event["id"])] = [{"id": c.id, "journal_seq": c.journal_seq,
+                                      "withdrawn": [shown(t) for t in c.withdrawn],
+                                      "replacement": [shown(t) for t in c.replacement],
+                                      "note": shown(c.note),
+                                      "binding": c.binding, "superseded_by":
+                                      list(c.superseded_by)} for c in found]
+    return out

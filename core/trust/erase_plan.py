@@ -33,6 +33,7 @@ from typing import Any
 from core.errors import PulseError
 from core.privacy.policy import name_pattern
 from core.store.changes import table_keys
+from core.store.records import row_id
 from core.store.sqlite import sqlite3
 
 KINDS = ("event", "fact", "relation", "entity", "observation")
@@ -47,7 +48,8 @@ ITEM_KINDS = ("entity", "fact", "relation", "event", "observation", "glossary", 
 def parse_ref(ref: str, kinds: Sequence[str] = KINDS) -> tuple[str, str]:
     kind, sep, ident = str(ref).strip().partition(":")
     if not sep or kind not in kinds or not ident.strip():
-        raise PulseError(f"forget {ref!r}: give KIND:ID with KIND one of {', '.join(kinds)} "
+        raise PulseError(f"forget {_shown(str(ref))!r}: give KIND:ID with KIND one of "
+                         f"{', '.join(kinds)} "
                          "(e.g. event:17, event:e001, entity:3, entity:Mark, observation:12)")
     return kind, ident.strip()
 
@@ -57,8 +59,9 @@ def resolve(conn: sqlite3.Connection, kind: str, ident: str) -> int:
     name or an alias when exactly one entity has it."""
     table = TABLE_OF[kind]
     row = None
-    if ident.isdigit():
-        row = conn.execute(f"SELECT id FROM {table} WHERE id = ?", (int(ident),)).fetchone()
+    number = row_id(ident)     # None for "²" or an id past SQLite's integers: names no row
+    if number is not None:
+        row = conn.execute(f"SELECT id FROM {table} WHERE id = ?", (number,)).fetchone()
     if row is None and kind in ("event", "entity"):
         row = conn.execute(f"SELECT id FROM {table} WHERE key = ?", (ident,)).fetchone()
     if row is None and kind == "entity":
@@ -66,7 +69,7 @@ def resolve(conn: sqlite3.Connection, kind: str, ident: str) -> int:
         hits = [int(r[0]) for r in conn.execute("SELECT id, canonical_name, aliases FROM entities")
                 if wanted in {n.casefold() for n in _names_of(r[1], r[2])}]
         if len(hits) > 1:
-            raise PulseError(f"entity:{ident}: {len(hits)} entities are called that "
+            raise PulseError(f"entity:{_shown(ident)}: {len(hits)} entities are called that "
                              f"(ids {', '.join(map(str, hits[:8]))}); give the id")
         return hits[0] if hits else _missing(kind, ident)
     if row is None:
@@ -76,7 +79,12 @@ def resolve(conn: sqlite3.Connection, kind: str, ident: str) -> int:
 
 def _missing(kind: str, ident: str) -> int:
     # also how curation commands find an entity: the message names no command
-    raise PulseError(f"{kind}:{ident}: no such {kind}")
+    raise PulseError(f"{kind}:{_shown(ident)}: no such {kind}")
+
+
+def _shown(ident: str, limit: int = 80) -> str:
+    """A reference as an error message repeats it: a pasted page is cut, not echoed whole."""
+    return ident if len(ident) <= limit else f"{ident[:limit]}… ({len(ident):,} characters)"
 
 
 def _names_of(name: str, aliases: str | None) -> list[str]:
@@ -344,6 +352,11 @@ def _cascade(plan: Plan, entity_id: int) -> None:
     quoting = [r[0] for r in conn.execute("SELECT id, title, description FROM events")
                if pattern.search(f"{r[1]}\n{r[2]}")]
     expand_events(plan, quoting, f"names {who}")
+    # someone else's fact that names them ("Katya's daughter Zoya started school") is about
+    # them too: left, their name stayed in the file, its index and the journal
+    naming = [r[0] for r in conn.execute("SELECT id, text FROM facts")
+              if pattern.search(r[1] or "")]
+    expand_facts(plan, naming, f"names {who}")
     if _has_table(conn, "storylines"):
         for key, title, summary in conn.execute("SELECT key, title, summary FROM storylines"):
             if pattern.search(f"{title}\n{summary}"):
@@ -386,9 +399,10 @@ def parse_keep(conn: sqlite3.Connection, keep: Iterable[str]) -> dict[str, set[i
     out: dict[str, set[int]] = defaultdict(set)
     for ref in keep:
         kind, ident = parse_ref(ref, tuple(TABLE_OF))
-        if not ident.isdigit():
-            raise PulseError(f"keep {ref!r}: give the numeric id the preview shows")
-        out[kind].add(int(ident))
+        number = row_id(ident)
+        if number is None:
+            raise PulseError(f"keep {_shown(ref)!r}: give the numeric id the preview shows")
+        out[kind].add(number)
     return out
 
 

@@ -212,12 +212,14 @@ def _redact_journal(conn: sqlite3.Connection, plan: Plan, texts: list[str],
         changes = payload.get("changes") if isinstance(payload.get("changes"), list) else []
         kept = [c for c in changes if not (isinstance(c, dict) and _touches(conn, plan, c))]
         extras = {k: v for k, v in payload.items()
-                  if k not in ("changes", "redacted", "redacted_changes")}
+                  if k not in ("changes", "redacted", "redacted_changes", journal.VOUCHES)}
         stripped = len(changes) - len(kept)
         if stripped == 0 and not (extras and _mentions(extras, texts, names)):
             continue
         new = {"redacted": True, "changes": kept,
                "redacted_changes": int(payload.get("redacted_changes", 0) or 0) + stripped}
+        if journal.VOUCHES in payload:      # seqs and digests, no content: other rows rely on it
+            new[journal.VOUCHES] = payload[journal.VOUCHES]
         conn.execute("UPDATE journal SET payload = ? WHERE seq = ?",
                      (journal.canonical_json(new), seq))
         redacted.append(int(seq))
@@ -301,7 +303,8 @@ def forget(memory: Any, refs: str | Sequence[str], *, cascade: bool = False,
             info.update(cascade=True, kept=sum(len(v) for v in plan.keep.values()))
         changes.extend(also)
         seq = execute(conn, actor=actor, op=op, subject=roots[0], changes=changes,
-                      extra={"forget": info, **(extra or {})})
+                      extra={"forget": info, **(extra or {}),
+                             journal.VOUCHES: journal.vouch(conn, redacted)})
         conn.execute("INSERT INTO events_fts(events_fts) VALUES('rebuild')")
         conn.execute("INSERT INTO facts_fts(facts_fts) VALUES('rebuild')")
         index_snapshot.drop(conn)       # it holds the erased events' codes, times, emotions

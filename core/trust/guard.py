@@ -13,9 +13,11 @@ term under one path prefix.
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,15 +36,17 @@ DEFAULT_LINT_PATHS = ("CLAUDE.md", "AGENTS.md", ".claude/rules", ".cursorrules",
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox"}
 MAX_FILE_BYTES = 4_000_000
 
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n")
 _THOUSANDS = re.compile(r"(?<=\d)[,\u00a0\u202f'](?=\d{3}(?!\d))")
 
 
 def normalise(text: str) -> str:
-    """casefold, unify spaces, drop thousands separators between digits."""
-    text = text.replace("\u00a0", " ").replace("\u202f", " ")
+    """Drop thousands separators between digits (before the no-break spaces among them become
+    plain spaces), then NFKC (one spelling for "é" typed as e + combining accent, full-width
+    signs, no-break spaces) and casefold."""
     text = _THOUSANDS.sub("", text)
-    return text.casefold()
+    return unicodedata.normalize("NFKC", text).casefold()
 
 
 def term_pattern(term: str) -> re.Pattern[str]:
@@ -55,13 +59,17 @@ def contains(text: str, term: str) -> bool:
     return term_pattern(term).search(normalise(text)) is not None
 
 
-def sentences(text: str) -> list[tuple[int, str]]:
-    """(line number, sentence) pieces of a text."""
-    out: list[tuple[int, str]] = []
-    for number, line in enumerate(text.splitlines() or [text], start=1):
-        for piece in _SENTENCE_SPLIT.split(line):
-            if piece.strip():
-                out.append((number, piece))
+def _pieces(text: str) -> list[tuple[int, int, int]]:
+    """(line number, start, end) of each sentence piece: lines cut after . ! or ?"""
+    out: list[tuple[int, int, int]] = []
+    offset = 0
+    for number, line in enumerate(text.splitlines(keepends=True) or [text], start=1):
+        body = line.rstrip("\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+        cuts = [0, *(m.end() for m in _SENTENCE_END.finditer(body)), len(body)]
+        for start, end in zip(cuts, cuts[1:]):
+            if body[start:end].strip():
+                out.append((number, offset + start, offset + end))
+        offset += len(line)
     return out
 
 
@@ -148,17 +156,28 @@ def check_text(ctx: Context, text: str, path: str | None = None) -> dict[str, An
                           "in question cannot vouch for anything"}
     hits: list[dict[str, Any]] = []
     overridden: list[dict[str, Any]] = []
-    pieces = sentences(text)
-    norm_pieces = [(n, normalise(s)) for n, s in pieces]
+    normalised = normalise(text)
+    pieces = _pieces(normalised)
+    starts = [start for _, start, _ in pieces]
     for c in ctx.corrections:
         replacement_patterns = [term_pattern(r) for r in c.replacement]
         for term in c.withdrawn:
-            pattern = term_pattern(term)
-            for number, sentence in norm_pieces:
-                if not pattern.search(sentence):
+            seen: set[int] = set()
+            # over the whole text, not line by line: a term wrapped onto the next line of a
+            # Markdown paragraph is still stated (not across a blank line: another paragraph)
+            for match in term_pattern(term).finditer(normalised):
+                if _PARAGRAPH_BREAK.search(match.group()):
                     continue
+                first = last = max(0, bisect.bisect_right(starts, match.start()) - 1)
+                while last + 1 < len(pieces) and pieces[last + 1][1] < match.end():
+                    last += 1
+                if first in seen:
+                    continue
+                seen.add(first)
+                sentence = normalised[pieces[first][1]:pieces[last][2]]
                 if any(p.search(sentence) for p in replacement_patterns):
                     continue  # a comparison: "was $49, now $29"
+                number = pieces[first][0]
                 override = _overridden(ctx, term, path)
                 if override is not None:
                     overridden.append({"term": term, "line": number, "override": override.id,
@@ -167,7 +186,6 @@ def check_text(ctx: Context, text: str, path: str | None = None) -> dict[str, An
                 hits.append({"term": term, "line": number, "correction": c.id,
                              "journal_seq": c.journal_seq, "note": c.note,
                              "replacement": list(c.replacement)})
-    normalised = normalise(text)
     replacements = sorted({r for c in ctx.corrections for r in c.replacement
                            if term_pattern(r).search(normalised)})
     verdict = BLOCKED if hits else VERIFIED if replacements else NO_EVIDENCE
@@ -285,14 +303,59 @@ def guard_hook(ctx: Context, raw: str) -> tuple[int, str]:
     path, texts = parsed
     if ctx.broken:
         return 2, ("pulse guard: blocked — " + check_text(ctx, "", path)["reason"])
-    for text in texts:
-        result = check_text(ctx, text, path or None)
+    results = [check_text(ctx, text, path or None) for text in texts]
+    results.append(_edit_result(ctx, raw, path))
+    for result in results:
         if result["verdict"] == BLOCKED:
             where = f" in {path}" if path else ""
             return 2, (f"pulse guard: blocked{where}: {result['reason']}. If this is a "
                        "comparison, name the replacement in the same sentence; if the block is "
                        "wrong, record `pulse guard allow TERM --path PREFIX --reason R`.")
     return 0, ""
+
+
+def _edit_result(ctx: Context, raw: str, path: str) -> dict[str, Any]:
+    """An Edit or MultiEdit judged on the file it leaves: BLOCKED when that file states a
+    withdrawn term more often than the file before (the edit completed it: "terrier breed" →
+    "terrier mix" by replacing "breed"). Nothing to judge (not an edit, the file unreadable, an
+    old_string not found): no-evidence, and the edit's own text is what was judged."""
+    nothing = {"verdict": NO_EVIDENCE, "hits": [], "replacements": [], "overridden": [],
+               "reason": None}
+    data = json.loads(raw)
+    tool_input = data["tool_input"]
+    if data["tool_name"] == "Edit":
+        edits = [tool_input]
+    elif data["tool_name"] == "MultiEdit" and isinstance(tool_input.get("edits"), list):
+        edits = tool_input["edits"]
+    else:
+        return nothing
+    before = _read_text(Path(path)) if path else None
+    if before is None:
+        return nothing
+    after = before
+    for edit in edits:
+        old, new = (edit.get("old_string"), edit.get("new_string")) \
+            if isinstance(edit, dict) else (None, None)
+        if not isinstance(old, str) or not isinstance(new, str) or not old or old not in after:
+            return nothing
+        after = after.replace(old, new) if edit.get("replace_all") is True \
+            else after.replace(old, new, 1)
+    was = check_text(ctx, before, path)["hits"]
+    now = check_text(ctx, after, path)
+    counts: dict[tuple[int, str], int] = {}
+    for hit in was:
+        counts[(hit["correction"], hit["term"])] = counts.get((hit["correction"], hit["term"]),
+                                                                0) + 1
+    added = []
+    for hit in now["hits"]:
+        key = (hit["correction"], hit["term"])
+        if counts.get(key, 0) > 0:
+            counts[key] -= 1
+        else:
+            added.append(hit)
+    if not added:
+        return nothing
+    return {**now, "verdict": BLOCKED, "hits": added, "reason": _reason(added)}
 
 
 def allow(memory: Any, term: str, path_prefix: str, reason: str, *,

@@ -34,7 +34,7 @@ MAX_RETENTION_DAYS = 36500
 ENABLED_KEY = "recall_log_enabled"
 RETENTION_KEY = "recall_log_retention_days"
 # Memory text a record never keeps (it stays in the memory; forget then has one place to erase)
-_TEXT_KEYS = ("text", "description", "sources")
+_TEXT_KEYS = ("text", "description", "sources", "corrections")
 _BRIEF_EVENT = re.compile(r"\(event (\d+)(?: \[[^\]]*\])?\)\s*$")
 ERASED = "[erased]"
 
@@ -302,7 +302,7 @@ def list_records(conn: sqlite3.Connection, *, since: str | None = None, limit: i
 
 def get_record(conn: sqlite3.Connection, log_id: int) -> dict[str, Any]:
     row = conn.execute("SELECT * FROM recall_log WHERE id = ?", (int(log_id),)).fetchone() \
-        if exists(conn) else None
+        if exists(conn) and 0 < int(log_id) < 2 ** 63 else None
     if row is None:
         raise PulseError(f"no recall record {log_id}")
     return _row(row, True)

@@ -38,13 +38,16 @@ def iter_export(conn: sqlite3.Connection) -> Iterator[str]:
     from core.privacy.outside import OutsideView
 
     view = OutsideView(conn)
-    rows = [_outside_row(row, view) for row in journal.read_rows(conn)] \
-        if view.hidden_names else journal.read_rows(conn)
+    stored = journal.read_rows(conn)
+    rows = [_outside_row(row, view) for row in stored] if view.hidden_names else stored
     head = rows[-1] if rows else None
+    # the rows rewritten here: no journal row vouches for them, the header names them instead
+    relabelled = [r["seq"] for r, s in zip(rows, stored) if r["payload"] != s["payload"]]
     yield journal.canonical_json({"format": FORMAT, "rows": len(rows),
                                   "head_seq": head["seq"] if head else 0,
                                   "head_hash": head["hash"] if head else None,
-                                  "schema_version": db.schema_version(conn)})
+                                  "schema_version": db.schema_version(conn),
+                                  "relabelled": relabelled})
     for row in rows:
         try:
             payload = json.loads(row["payload"])
@@ -124,6 +127,11 @@ def is_sealed(path: str | Path) -> bool:
 def read_export(path: str | Path, passphrase: Any = None) -> list[dict[str, Any]]:
     """Parse an exported journal into rows (payload re-serialised canonically); a sealed one
     is opened with `passphrase` (a string or a callable asked only then)."""
+    return read_export_with_header(path, passphrase)[1]
+
+
+def read_export_with_header(path: str | Path, passphrase: Any = None
+                            ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     path = Path(path)
     raw = read_bytes(path)
     if sealed.is_sealed(raw[:64]):
@@ -169,7 +177,7 @@ def read_export(path: str | Path, passphrase: Any = None) -> list[dict[str, Any]
             raise ValidationError(f"{path}: line {number}: payload ({exc})") from None
         rows.append({**{k: item[k] for k in ROW_KEYS}, "payload": payload_text})
     _check_complete(rows, header, path)
-    return rows
+    return header, rows
 
 
 def _check_complete(rows: list[dict[str, Any]], header: dict[str, Any], path: Path) -> None:
@@ -209,8 +217,12 @@ def replay(journal_path: str | Path, target: str | Path, passphrase: Any = None
             secret["value"] = passphrase() if callable(passphrase) else passphrase
         return secret["value"]
 
-    rows = read_export(journal_path, ask)
-    breaks = journal.verify_rows(rows)
+    header, rows = read_export_with_header(journal_path, ask)
+    # an export by an earlier Pulse has no "relabelled": its redactions are not vouched for
+    relabelled = header.get("relabelled")
+    breaks = journal.verify_rows(
+        rows, legacy_redactions=not isinstance(relabelled, list),
+        relabelled=frozenset(s for s in relabelled or [] if isinstance(s, int)))
     if breaks:
         raise PulseError(f"{journal_path}: the journal does not verify ({breaks[0]}); "
                          "refusing to replay it")
@@ -224,6 +236,26 @@ def replay(journal_path: str | Path, target: str | Path, passphrase: Any = None
 
 def _replay_rows(conn: sqlite3.Connection, rows: list[dict[str, Any]], label: str
                  ) -> dict[str, Any]:
+    # Erasure may leave rows of a redacted history that reference rows the journal no longer
+    # creates; foreign keys are checked once at the end instead of change by change.
+    conn.execute("PRAGMA foreign_keys=OFF")
+    try:
+        # what the target holds is read under the write lock: another replay (or any writer)
+        # that committed while this one waited is seen, not written over
+        db.begin_immediate(conn)
+        try:
+            out = _apply_rows(conn, rows, label)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    finally:
+        conn.execute("PRAGMA foreign_keys=ON")
+    return {**out, "head": journal.head(conn)[0]}
+
+
+def _apply_rows(conn: sqlite3.Connection, rows: list[dict[str, Any]], label: str
+                ) -> dict[str, Any]:
     existing = {r["seq"]: r["hash"] for r in conn.execute("SELECT seq, hash FROM journal")}
     local_breaks = journal.verify(conn) if existing else []
     if local_breaks:
@@ -243,47 +275,42 @@ def _replay_rows(conn: sqlite3.Connection, rows: list[dict[str, Any]], label: st
                                  "database")
     todo = [r for r in rows if r["seq"] > head_seq]
     applied = skipped_redacted = 0
-    # Erasure may leave rows of a redacted history that reference rows the journal no longer
-    # creates; foreign keys are checked once at the end instead of change by change.
-    conn.execute("PRAGMA foreign_keys=OFF")
-    try:
-        db.begin_immediate(conn)
+    for row in todo:
+        changes = _changes_of(row)
+        if json.loads(row["payload"]).get("redacted") is True:
+            skipped_redacted += 1
         try:
-            for row in todo:
-                changes = _changes_of(row)
-                if json.loads(row["payload"]).get("redacted") is True:
-                    skipped_redacted += 1
-                try:
-                    apply_changes(conn, changes)
-                except (sqlite3.Error, ValueError, KeyError, TypeError) as exc:
-                    raise PulseError(f"journal row {row['seq']} ({row['op']}): cannot apply its "
-                                     f"changes ({exc})") from None
-                conn.execute(
-                    "INSERT INTO journal (seq, ts, actor, op, subject, payload, payload_sha256,"
-                    " prev, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [row[k] for k in ROW_KEYS])
-                applied += 1
-            if todo:
-                last = todo[-1]
-                conn.execute("INSERT OR REPLACE INTO pulse_meta (key, value) VALUES "
-                             "('journal_head', ?)", (f"{last['seq']}:{last['hash']}",))
-                model = _active_model(conn, rows)
-                if model:
-                    conn.execute("INSERT OR REPLACE INTO pulse_meta (key, value) VALUES "
-                                 "('embedding_model', ?)", (model,))
-            bad = conn.execute("PRAGMA foreign_key_check").fetchall()
-            if bad:
-                raise PulseError(f"replay left a dangling reference in {bad[0][0]} "
-                                 f"(row {bad[0][1]}); nothing was written")
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-    finally:
-        conn.execute("PRAGMA foreign_keys=ON")
+            apply_changes(conn, changes)
+        except (sqlite3.Error, ValueError, KeyError, TypeError) as exc:
+            raise PulseError(f"journal row {row['seq']} ({row['op']}): cannot apply its "
+                             f"changes ({exc})") from None
+        conn.execute(
+            "INSERT INTO journal (seq, ts, actor, op, subject, payload, payload_sha256,"
+            " prev, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [row[k] for k in ROW_KEYS])
+        applied += 1
+    if todo:
+        last = todo[-1]
+        conn.execute("INSERT OR REPLACE INTO pulse_meta (key, value) VALUES "
+                     "('journal_head', ?)", (f"{last['seq']}:{last['hash']}",))
+        # rewrites no row vouches for (relabelled by the export, or erased by an
+        # earlier Pulse) are vouched for here, as they arrived; appending does it
+        legacy = journal.unvouched_redactions(journal.rewrite_candidates(conn))
+        if legacy:
+            journal.append(conn, "system", "replay.vouch", "journal",
+                           {"changes": [], journal.VOUCHES: legacy})
+        else:
+            journal.mark_vouching_started(conn)
+        model = _active_model(conn, rows)
+        if model:
+            conn.execute("INSERT OR REPLACE INTO pulse_meta (key, value) VALUES "
+                         "('embedding_model', ?)", (model,))
+    bad = conn.execute("PRAGMA foreign_key_check").fetchall()
+    if bad:
+        raise PulseError(f"replay left a dangling reference in {bad[0][0]} "
+                         f"(row {bad[0][1]}); nothing was written")
     return {"db": label, "rows": len(rows), "applied": applied,
-            "already_present": len(rows) - applied, "redacted_rows": skipped_redacted,
-            "head": journal.head(conn)[0]}
+            "already_present": len(rows) - applied, "redacted_rows": skipped_redacted}
 
 
 def _active_model(conn: sqlite3.Connection, rows: list[dict[str, Any]]) -> str | None:

@@ -225,6 +225,8 @@ def _check(conn: sqlite3.Connection, change: dict[str, Any], seq: int) -> None:
 def _check_unreferenced(conn: sqlite3.Connection, table: str, row: dict[str, Any], seq: int,
                         label: str) -> None:
     """A delete must not cascade into rows that a later action added."""
+    if table == "corrections":
+        _check_not_superseded(conn, row, seq)
     tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
     for other in tables:
         for fk in conn.execute(f"PRAGMA foreign_key_list({other})").fetchall():
@@ -238,3 +240,22 @@ def _check_unreferenced(conn: sqlite3.Connection, table: str, row: dict[str, Any
             if hit:
                 raise PulseError(f"cannot undo journal row {seq}: {label} is still referenced "
                                  f"from {other} (added later); undo that first")
+
+
+def _check_not_superseded(conn: sqlite3.Connection, row: dict[str, Any], seq: int) -> None:
+    """A correction another one supersedes (by the journal row that recorded it) is referred
+    to as surely as by a foreign key: undone first, the later one would supersede nothing."""
+    recorded = decode_value(row.get("journal_seq"))
+    if recorded is None:
+        return
+    for other_seq, text in conn.execute(
+            "SELECT journal_seq, supersedes FROM corrections WHERE id != ?",
+            (decode_value(row["id"]),)):
+        try:
+            superseded = json.loads(text or "[]")
+        except ValueError:
+            continue
+        if isinstance(superseded, list) and recorded in superseded:
+            raise PulseError(f"cannot undo journal row {seq}: the correction it recorded is "
+                             f"superseded by the one journal row {other_seq} recorded (added "
+                             "later); undo that first")

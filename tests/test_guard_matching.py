@@ -1,5 +1,9 @@
-"""check and lint on a withdrawn term broken over a wrapped line (rule files are Markdown,
-wrapped at 80 or 100 columns): it was reported no-evidence, so the stale fact went through."""
+"""check and lint on text as people type it. Each case was reported no-evidence, so the stale
+fact went through as if unchecked:
+- an accent written as a combining mark, a thousands separator that is a (narrow) no-break
+  space;
+- a withdrawn term broken over a wrapped line (rule files are Markdown, wrapped at 80 or 100
+  columns)."""
 
 from __future__ import annotations
 
@@ -29,6 +33,19 @@ def check(db: Path, text: str) -> tuple[int, dict]:
                             timeout=60)
     assert result.stderr == ""
     return result.returncode, json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("text", [
+    "We meet at Cafe\u0301 Lumen on Fridays.",        # e + combining acute (macOS, some editors)
+    "We meet at CAFE\u0301 LUMEN on Fridays.",
+    "We have 1\u202f000 users.",                       # narrow no-break space (French style)
+    "We have 1\u00a0000 users.",                       # no-break space
+])
+def test_unicode_spellings_of_a_withdrawn_term_are_blocked(corrected: Path, text: str) -> None:
+    code, out = check(corrected, text)
+    assert code == 2 and out["verdict"] == "BLOCKED", out
+
+
 
 
 def test_a_withdrawn_term_wrapped_over_two_lines_is_blocked(corrected: Path) -> None:

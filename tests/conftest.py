@@ -43,6 +43,18 @@ def memory(db_path: Path):
     mem.close()
 
 
+@pytest.fixture
+def app_style(qapp):
+    """The app's own style sheet, as pulse-desktop sets it: its paddings and fonts are what a
+    person sees, so widths are measured with it (use it with pytest.mark.usefixtures)."""
+    from pulse_desktop.style import QSS
+
+    before = qapp.styleSheet()
+    qapp.setStyleSheet(QSS)
+    yield
+    qapp.setStyleSheet(before)
+
+
 @pytest.fixture(scope="session")
 def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo memory built once per session; copy it before writing to it."""

@@ -42,16 +42,7 @@ from pulse_desktop.ui_audit import (  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(autouse=True)
-def app_style(qapp):
-    """The app's own style sheet, as pulse-desktop sets it: its paddings and fonts are what a
-    person sees, so the widths are measured with it."""
-    from pulse_desktop.style import QSS
-
-    before = qapp.styleSheet()
-    qapp.setStyleSheet(QSS)
-    yield
-    qapp.setStyleSheet(before)
+pytestmark = pytest.mark.usefixtures("app_style")
 
 
 @pytest.fixture

@@ -24,14 +24,7 @@ SCREEN = (1024, 768)
 FRAME = 40          # a title bar and a border around the window, as fit_to_screen leaves
 
 
-@pytest.fixture(autouse=True)
-def app_style(qapp):
-    from pulse_desktop.style import QSS
-
-    before = qapp.styleSheet()
-    qapp.setStyleSheet(QSS)
-    yield
-    qapp.setStyleSheet(before)
+pytestmark = pytest.mark.usefixtures("app_style")
 
 
 @pytest.fixture

@@ -42,6 +42,8 @@ def test_shows_brands_and_games_are_no_people(memory, tmp_path):
     ("I am reading Dune by Frank Herbert.", "Frank Herbert"),      # an author
     ("We sat at Baba Vera's bedside all night.", "Baba Vera"),      # a kinship title
     ("I finally called Dr. Patel about the scan.", "Patel"),
+    ("I never told anyone that Quillborvek hurt me.", "Quillborvek"),  # what was done to her
+    ("Then Marrick yelled at me in front of everyone.", "Marrick"),
 ])
 def test_person_evidence(memory, tmp_path, text, person):
     ingest_files(memory, [chat(tmp_path, text)], me="Nadia")

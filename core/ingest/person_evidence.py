@@ -31,6 +31,9 @@ _DOES = (r"said|says|told|tells|asked|asks|texted|texts|messaged|emailed|replied
          r"loved|hates|hated|knows|knew|came|comes|visited|visits|helped|helps|died|passed away|"
          r"was born|was diagnosed|got married|married|moved|lives|lived|works|worked|wrote|sent|"
          r"gave|brought|"
+         # what someone did to the person: the people a therapy memory most needs to know
+         r"hurt me|hurt us|hit me|hit us|abused|betrayed|cheated|lied|yelled|shouted|screamed|"
+         r"threatened|"
          r"invited|introduced|admitted|agreed|promised|apologi[sz]ed|decided|suggested|"
          r"recommended|showed|taught|joined|left me|called me|called us|called to|"
          r"(?:is|was) my (?:\w+ )?(?:" + _KIN + r"|neighbou?r|coworker|colleague|mentor)|"

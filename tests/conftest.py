@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -74,6 +75,14 @@ def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 class _Dialogs(list):
     """Message boxes shown during a test: (kind, title, text)."""
+
+
+@pytest.fixture
+def demo_copy(demo_db: Path, tmp_path: Path) -> Path:
+    """A copy of the session's demo memory that a test may change."""
+    path = tmp_path / "demo.db"
+    shutil.copy(demo_db, path)
+    return path
 
 
 @pytest.fixture(autouse=True)

@@ -22,13 +22,6 @@ def pulse(*args: str, db: Path | None = None, stdin: str | None = None
                           timeout=120)
 
 
-@pytest.fixture
-def demo_copy(demo_db: Path, tmp_path: Path) -> Path:
-    path = tmp_path / "demo.db"
-    shutil.copy(demo_db, path)
-    return path
-
-
 def assert_one_line_error(result: subprocess.CompletedProcess, *needles: str) -> None:
     assert result.returncode == 1, result
     lines = result.stderr.strip().splitlines()

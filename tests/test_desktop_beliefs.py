@@ -4,7 +4,6 @@ wound" (Ctrl+P) and refusals of edits that break the axiom invariant."""
 
 from __future__ import annotations
 
-import shutil
 import time
 from pathlib import Path
 
@@ -18,13 +17,6 @@ from PySide6.QtWidgets import QDoubleSpinBox, QMessageBox  # noqa: E402
 from pulse_desktop.beliefs_model import COL_ARCHIVABLE, COL_CLASS, COL_FLOOR, COL_TITLE  # noqa: E402
 from pulse_desktop.beliefs_view import BeliefsView, FloorDelegate  # noqa: E402
 from pulse_desktop.session import MemorySession  # noqa: E402
-
-
-@pytest.fixture
-def demo_copy(demo_db: Path, tmp_path: Path) -> Path:
-    path = tmp_path / "demo.db"
-    shutil.copy(demo_db, path)
-    return path
 
 
 @pytest.fixture

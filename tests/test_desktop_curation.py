@@ -7,7 +7,6 @@ confirmation, and a bytes check of the file and its -wal."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -21,13 +20,6 @@ from PySide6.QtTest import QTest  # noqa: E402
 from pulse_desktop.curation import curator  # noqa: E402
 from pulse_desktop.main_window import MainWindow  # noqa: E402
 from tests.bytes_check import CHAT, hits_in_files, sqlite_files  # noqa: E402
-
-
-@pytest.fixture
-def demo_copy(demo_db: Path, tmp_path: Path) -> Path:
-    path = tmp_path / "demo.db"
-    shutil.copy(demo_db, path)
-    return path
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -43,13 +42,6 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 pytestmark = pytest.mark.usefixtures("app_style")
-
-
-@pytest.fixture
-def demo_copy(demo_db: Path, tmp_path: Path) -> Path:
-    path = tmp_path / "demo.db"
-    shutil.copy(demo_db, path)
-    return path
 
 
 def open_at(qtbot, path: Path, width: int, height: int) -> MainWindow:

@@ -65,13 +65,6 @@ def encrypted_demo(demo_db: Path, tmp_path: Path) -> Path:
     return path
 
 
-@pytest.fixture
-def demo_copy(demo_db: Path, tmp_path: Path) -> Path:
-    path = tmp_path / "demo.db"
-    shutil.copy(demo_db, path)
-    return path
-
-
 def _window(qtbot) -> MainWindow:
     win = MainWindow()
     qtbot.addWidget(win)

@@ -4,7 +4,6 @@ in the status bar, and the detail panel's storyline."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,13 +15,6 @@ from conftest import NOW  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 
 from core.memory import Memory  # noqa: E402
-
-
-@pytest.fixture
-def demo_copy(demo_db: Path, tmp_path: Path) -> Path:
-    path = tmp_path / "demo.db"
-    shutil.copy(demo_db, path)
-    return path
 
 
 @pytest.fixture

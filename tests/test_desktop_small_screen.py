@@ -7,8 +7,6 @@ minimum width was 1,091 px (1,234 once the Corrections tab had been shown)."""
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
 
 import pytest
 
@@ -25,13 +23,6 @@ FRAME = 40          # a title bar and a border around the window, as fit_to_scre
 
 
 pytestmark = pytest.mark.usefixtures("app_style")
-
-
-@pytest.fixture
-def demo_copy(demo_db: Path, tmp_path: Path) -> Path:
-    path = tmp_path / "demo.db"
-    shutil.copy(demo_db, path)
-    return path
 
 
 def fits(size) -> bool:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -25,13 +24,6 @@ from pulse_desktop.main_window import TABS, MainWindow  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 GRAPH_TIMEOUT = 120_000  # ms: Chromium starts slowly on a loaded CI machine
-
-
-@pytest.fixture
-def demo_copy(demo_db: Path, tmp_path: Path) -> Path:
-    path = tmp_path / "demo.db"
-    shutil.copy(demo_db, path)
-    return path
 
 
 @pytest.fixture

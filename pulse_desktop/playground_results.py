@@ -448,6 +448,17 @@ def gates_text(out: dict[str, Any]) -> str:
     return "Boosts — " + " · ".join(parts) + f" · effective query: {searched!r}"
 
 
+def withheld_text(out: dict[str, Any]) -> str:
+    """What a boundary kept out of this list: the Playground shows what a companion gets, and
+    an owner checking a boundary needs to see that it held (the events stay in the timeline)."""
+    n = int((out.get("withheld") or {}).get("behind_boundary") or 0)
+    if not n:
+        return ""
+    events, them = ("events", "them") if n != 1 else ("event", "it")
+    return (f"{n} {events} behind a boundary left out, as a companion would get it "
+            f"(the Timeline shows {them})")
+
+
 def caption(out: dict[str, Any]) -> str:
     # which scorer is shown is what the toggle beside says (a longer caption was cut)
     if out.get("abstained"):

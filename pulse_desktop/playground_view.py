@@ -59,6 +59,7 @@ from pulse_desktop.playground_results import (  # noqa: F401  (tests import them
     caption,
     factor_pieces,
     gates_text,
+    withheld_text,
 )
 from pulse_desktop.query_thread import URGENT, run_job, run_query  # noqa: F401  (older imports)
 from pulse_desktop.table_fit import FitOnResize
@@ -525,10 +526,12 @@ class PlaygroundView(QWidget):
             self._say(f"Nothing relevant for {query!r}: the memory would say it does not "
                       "remember.")
         else:
-            self._say(f"{n} result{'s' if n != 1 else ''} for {query!r} "
-                      f"({SCORER_SHORT.get(out['scorer'], out['scorer'])}, asked at "
-                      f"{out['now'][:16].replace('T', ' ')} UTC)" if n else
-                      f"No results for {query!r}: nothing in the allowed domains.")
+            held = withheld_text(out)
+            self._say((f"{n} result{'s' if n != 1 else ''} for {query!r} "
+                       f"({SCORER_SHORT.get(out['scorer'], out['scorer'])}, asked at "
+                       f"{out['now'][:16].replace('T', ' ')} UTC)" if n else
+                       f"No results for {query!r}: nothing in the allowed domains.")
+                      + (f"; {held.split(',')[0]}." if held else ""))
         self.resultsReady.emit(out)
         if compare_later is not None:       # the compared list (its ▲▼) follows
             self._compare_pending = (generation, query, compare_later)
@@ -574,7 +577,8 @@ class PlaygroundView(QWidget):
         self.abstain_label.setText(
             f"Nothing relevant — {reason}. A companion would say it does not remember; untick "
             "“Say ‘nothing relevant’” to rank anyway." if out.get("abstained") else "")
-        self.gates_label.setText(gates_text(out))
+        held = withheld_text(out)
+        self.gates_label.setText(f"{held}\n{gates_text(out)}" if held else gates_text(out))
 
     def _all_terms(self, on: bool) -> None:
         """Every term as a column: the list keeps natural widths and scrolls sideways."""

@@ -493,3 +493,23 @@ def test_breakdown_shows_the_chain_part_as_the_engine_has_it(qtbot, view, sessio
     header = view.model.headerData(view.model.column_of("why"), Qt.Orientation.Horizontal,
                                    Qt.ItemDataRole.ToolTipRole)
     assert "linked" in header and "mood + body" in header
+
+
+def test_a_boundary_that_held_is_said(qtbot, view, session):
+    """The demo's boundary "Papa's death" keeps its events out of what a companion gets; the
+    Playground shows that list and says how many were left out, as the CLI counts them."""
+    got = []
+    session.message.connect(got.append)
+    view.query_edit.setText("the day my father died")
+    out = run(qtbot, view)
+    assert out == cli_retrieve(session.path, "the day my father died")
+    held = out["withheld"]["behind_boundary"]
+    assert held >= 1
+    assert view.gates_label.text().startswith(f"{held} event")
+    assert "behind a boundary left out" in view.gates_label.text()
+    assert f"{held} event" in got[-1] and "behind a boundary left out" in got[-1]
+    view.query_edit.setText("coffee with Dana")              # nothing behind the boundary
+    out = run(qtbot, view)
+    assert "withheld" not in out
+    assert view.gates_label.text().startswith("Boosts — ")
+    assert "boundary" not in got[-1]

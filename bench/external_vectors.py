@@ -32,8 +32,8 @@ from second_embedder import (  # noqa: E402
     STATEFUL,
     Concatenated,
     _event_texts,
-    ideal_ranks,
-    normalised,
+    print_ranks,
+    raw_ranks,
     second_model_bench,
 )
 
@@ -82,20 +82,10 @@ def measure(path: Path, weights: list[float]) -> None:
     queries = [q for q in doc["queries"] if q["half"] == "tune"]
     stateful = [q for q in queries if q["category"] in STATEFUL]
     bench = EmpathicBench(doc)
-    ranks: dict[str, list[int]] = {"e5": [], other.name: [], "both": []}
-    for name, memory in bench.memories.items():
-        keys, texts = _event_texts(memory)
-        first = memory.embedder()
-        a_docs, b_docs = first.embed_passages(texts), other.embed_passages(texts)
-        for q in (q for q in stateful if q["memory"] == name):
-            a, b = a_docs @ first.embed_query(q["query"]), b_docs @ other.embed_query(q["query"])
-            for label, scores in (("e5", a), (other.name, b), ("both", normalised(a) + normalised(b))):
-                ranks[label].extend(ideal_ranks(scores, keys, q["ideal"]))
+    ranks = raw_ranks(bench, stateful, other)
+    ranks[other.name] = ranks.pop("second")
     print(f"raw ranks of the ideal events of {len(stateful)} stateful tuning queries")
-    for label, found in ranks.items():
-        r = np.asarray(found)
-        print(f"  {label:<22} top-3 {int((r <= 3).sum()):>3}  top-10 {int((r <= 10).sum()):>3}"
-              f"  of {len(r)}  median rank {float(np.median(r)):.1f}")
+    print_ranks({label: ranks[label] for label in ("e5", other.name, "both")})
 
     def line(label: str, s: dict) -> None:
         print(f"  {label:<28} all {s['all']['recall3']:.3f}  mood+body {s['mood_body']['recall3']:.3f}"

@@ -48,6 +48,13 @@ def ideal_ranks(scores: np.ndarray, keys: list[str], ideal: list[str]) -> list[i
     return [rank_of[k] for k in ideal if k in rank_of]
 
 
+def print_ranks(ranks: dict[str, list[int]]) -> None:
+    for label, found in ranks.items():
+        r = np.asarray(found)
+        print(f"  {label:<22} top-3 {int((r <= 3).sum()):>3}  top-10 {int((r <= 10).sum()):>3}"
+              f"  of {len(r)}  median rank {float(np.median(r)):.1f}")
+
+
 def _event_texts(memory) -> tuple[list[str], list[str]]:
     from core.store import records
 
@@ -126,10 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     stateful = [q for q in queries if q["category"] in STATEFUL]
     bench = EmpathicBench(doc)
     print(f"raw ranks of the ideal events of {len(stateful)} stateful tuning queries")
-    for label, ranks in raw_ranks(bench, stateful, get_embedder(args.model)).items():
-        r = np.asarray(ranks)
-        print(f"  {label:<7} top-3 {int((r <= 3).sum()):>3}  top-10 {int((r <= 10).sum()):>3}"
-              f"  of {len(r)}  median rank {float(np.median(r)):.1f}")
+    print_ranks(raw_ranks(bench, stateful, get_embedder(args.model)))
 
     def line(name: str, summary: dict[str, Any]) -> None:
         print(f"  {name:<22} all {summary['all']['recall3']:.3f}  mood+body "

@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from empathic_bench import EmpathicBench, load_queries, summarise  # noqa: E402
-from second_embedder import STATEFUL, ideal_ranks, normalised  # noqa: E402
+from second_embedder import STATEFUL, ideal_ranks, normalised, print_ranks  # noqa: E402
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
@@ -81,10 +81,7 @@ def main(argv: list[str] | None = None) -> int:
                                   ("both", normalised(a) + normalised(m))):
                 ranks[label].extend(ideal_ranks(scores, keys, q["ideal"]))
     print("raw ranks of the ideal events of the stateful tuning queries (e5)")
-    for label, found in ranks.items():
-        r = np.asarray(found)
-        print(f"  {label:<14} top-3 {int((r <= 3).sum()):>3}  top-10 {int((r <= 10).sum()):>3}"
-              f"  of {len(r)}  median rank {float(np.median(r)):.1f}")
+    print_ranks(ranks)
 
     exact_product = scorer_module._cosines
     current: dict[str, object] = {}

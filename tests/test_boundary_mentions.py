@@ -162,3 +162,25 @@ def test_a_source_text_naming_the_topic_is_in_no_export(tmp_path: Path) -> None:
         assert "A call from Mama" in raw
         assert "a heart attack at the dacha" not in raw
         assert "We laughed about the espresso machine." in raw
+
+
+def test_an_entity_known_only_from_events_behind_it_is_no_knowledge_gap(tmp_path: Path) -> None:
+    """Aunt Olga appears only in events that say "Papa died": asking about her is asking
+    about the topic, so she is not offered as a gap; Dana, in other events, is."""
+    events = [{"key": f"olga{i}", "title": f"Call {i} with Aunt Olga",
+               "description": "She talked again about the night Papa died.",
+               "ts": f"2026-01-1{i}T09:00:00Z", "entities": ["me", "olga"]} for i in range(4)]
+    events += [{"key": f"dana{i}", "title": f"Coffee {i} with Dana",
+                "description": "We laughed about the espresso machine.",
+                "ts": f"2026-02-1{i}T09:00:00Z", "entities": ["me", "dana"]} for i in range(4)]
+    corpus = {"format": "pulse-corpus/1",
+              "entities": [{"key": "me", "name": "Nadia", "kind": "person", "is_self": True},
+                           {"key": "olga", "name": "Aunt Olga", "kind": "person"},
+                           {"key": "dana", "name": "Dana Whitfield", "kind": "person"},
+                           {"key": "papa", "name": "Papa's death", "kind": "safety_boundary",
+                            "aliases": ["Papa died"], "do_not_probe": True}],
+              "events": events}
+    with Memory.open(tmp_path / "m.db", create=True) as memory:
+        memory.import_corpus(corpus)
+        names = {g["name"] for g in memory.knowledge_gaps()}
+        assert "Dana Whitfield" in names and "Aunt Olga" not in names

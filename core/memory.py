@@ -299,7 +299,7 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
 
         if storylines:
             out = self._retrieve_storylines(request, ranked)
-            out["storylines"] = [view.storyline(entry, hidden) for entry in out["storylines"]]
+            out["storylines"] = [view.storyline(entry, hidden, query) for entry in out["storylines"]]
             # a summary quotes its members: it may state a withdrawn term too
             found = bearing_on(self.conn, [{"id": i, "title": e.get("title"),
                                             "summary": e.get("summary"),

@@ -184,3 +184,17 @@ def test_an_entity_known_only_from_events_behind_it_is_no_knowledge_gap(tmp_path
         memory.import_corpus(corpus)
         names = {g["name"] for g in memory.knowledge_gaps()}
         assert "Dana Whitfield" in names and "Aunt Olga" not in names
+
+
+def test_a_storyline_summary_naming_the_topic_gives_way_to_its_best_match(demo_db: Path) -> None:
+    """A summary is written over several events; one that names the topic in its own words
+    (an LLM's paraphrase can, with no member naming it) is not shown: the best match is."""
+    with Memory.open(demo_db, read_only=True) as memory:
+        e157 = memory.resolve_event("e157")
+        entry = {"title": "Winters", "summary": "Every winter since Papa died she sleeps less.",
+                 "members": [e157], "size": 1, "method": "llm",
+                 "best": {"id": e157, "title": "Energy dips", "text": "Energy dips in December."}}
+        view = OutsideView.of(memory)
+        shown = view.storyline(entry, set())
+        assert shown["summary"] == "Energy dips in December." and shown["method"] == "event"
+        assert view.storyline(entry, set(), "since Papa died")["summary"] == entry["summary"]

@@ -121,10 +121,15 @@ class OutsideView:
             out["withheld"] = {"behind_boundary": dropped}
         return out
 
-    def storyline(self, entry: dict[str, Any], hidden: set[int]) -> dict[str, Any]:
+    def storyline(self, entry: dict[str, Any], hidden: set[int], query: str = ""
+                  ) -> dict[str, Any]:
         """A storyline entry as the outside view may show it: a summary written over a
-        withheld member could quote it, so the best match stands for the storyline instead."""
-        if not hidden & set(entry["members"]):
+        withheld member could quote it, and one may name a topic in its own words, so the best
+        match stands for the storyline instead."""
+        opened = self.opened_by(query)
+        names = any(p.named_in(entry.get(key) or "") for p in self.boundaries
+                    if p.id not in opened for key in ("title", "summary"))
+        if not names and not hidden & set(entry["members"]):
             return {**entry, "title": self.text(entry["title"]),
                     "summary": self.text(entry["summary"])}
         best = entry["best"]

@@ -198,3 +198,13 @@ def test_a_storyline_summary_naming_the_topic_gives_way_to_its_best_match(demo_d
         shown = view.storyline(entry, set())
         assert shown["summary"] == "Energy dips in December." and shown["method"] == "event"
         assert view.storyline(entry, set(), "since Papa died")["summary"] == entry["summary"]
+
+
+def test_a_write_from_another_process_counts_too(demo_copy: Path) -> None:
+    """The MCP server keeps its Memory open while the app edits: the change log carries it."""
+    with Memory.open(demo_copy) as server, Memory.open(demo_copy) as app:
+        before = server.withheld_events("")
+        edited = app.edit_event_text("e137", description="Papa's things; how Papa died, "
+                                                         "in the letter.")["event"]
+        assert server.withheld_events("") == before | {edited}
+        assert server.topic_mentions.scans == 1

@@ -29,6 +29,7 @@ from core.memory_live import LiveOps
 from core.memory_privacy import PrivacyOps
 from core.memory_trust import TrustOps
 from core.memory_upkeep import UpkeepOps
+from core.privacy.mentions import TopicMentions
 from core.store import db, journal, records
 from core.store.commands import transaction
 from core.store.digest import digest as content_digest
@@ -60,6 +61,8 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
         self.path = path
         self.read_only = read_only
         self._scorer = None
+        # the events naming each boundary's topic, kept current between queries
+        self.topic_mentions = TopicMentions()
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -284,7 +287,7 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
 
         # checked as given, before the withheld are added to top_k
         request = self.request(query, **options).validated()
-        view = OutsideView(self.conn)
+        view = OutsideView.of(self)
         hidden = view.withheld(query)
 
         def ranked(request: Any) -> dict[str, Any]:
@@ -296,7 +299,7 @@ class Memory(CurationOps, TrustOps, LiveOps, PrivacyOps, UpkeepOps):
 
         if storylines:
             out = self._retrieve_storylines(request, ranked)
-            out["storylines"] = [view.storyline(entry, hidden) for entry in out["storylines"]]
+            out["storylines"] = [view.storyline(entry, hidden, query) for entry in out["storylines"]]
             # a summary quotes its members: it may state a withdrawn term too
             found = bearing_on(self.conn, [{"id": i, "title": e.get("title"),
                                             "summary": e.get("summary"),

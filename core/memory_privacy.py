@@ -45,7 +45,7 @@ class PrivacyOps:
         """The do_not_probe topics: [{"id", "name", "events"}] (events behind each)."""
         from core.privacy.outside import OutsideView
 
-        view = OutsideView(self.conn)
+        view = OutsideView.of(self)
         return [{"id": p.id, "name": p.name,
                  "events": sorted(e for e, people in view.behind.items() if p in people)}
                 for p in view.boundaries]
@@ -55,7 +55,7 @@ class PrivacyOps:
         owner's view (recall, the brief, MCP, exports, knowledge gaps)."""
         from core.privacy.outside import OutsideView
 
-        return OutsideView(self.conn).withheld(query)
+        return OutsideView.of(self).withheld(query)
 
     # -- what reaches a companion (MCP) -------------------------------------------------------
 
@@ -78,7 +78,7 @@ class PrivacyOps:
         name are left out (counted in "withheld"), names relabelled."""
         from core.privacy.outside import OutsideView
 
-        view = OutsideView(self.conn)
+        view = OutsideView.of(self)
         hidden = view.withheld(query)
         kept = [c for c in out["causes"] if c["id"] not in hidden]
         dropped = len(out["causes"]) - len(kept)
@@ -100,7 +100,7 @@ class PrivacyOps:
         from core.privacy.outside import OutsideView
 
         if event is not None:
-            person = OutsideView(self.conn).boundary(self.event_detail(event)["event"]["id"])
+            person = OutsideView.of(self).boundary(self.event_detail(event)["event"]["id"])
             if person is not None:
                 raise PulseError(f"event {event} is behind a boundary the person set "
                                  f"(don't probe: {person.name})")
@@ -119,7 +119,7 @@ class PrivacyOps:
         from core.trust.corrections import bearing_on
 
         detail = self.event_detail(event)
-        view = OutsideView(self.conn)
+        view = OutsideView.of(self)
         person = view.boundary(detail["event"]["id"])
         if person is not None:
             raise PulseError(f"event {event} is behind a boundary the person set "

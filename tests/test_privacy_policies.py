@@ -283,7 +283,9 @@ def test_corpus_policies_apply_to_the_file_itself(tmp_path: Path) -> None:
 def test_the_demo_boundary_is_a_real_do_not_probe(demo_db: Path) -> None:
     with Memory.open(demo_db, read_only=True) as memory:
         [boundary] = memory.boundaries()
-        assert boundary["name"] == "Papa's death" and len(boundary["events"]) == 4
+        # four linked to it, and e160, whose own words name it ("Papa died in February")
+        assert boundary["name"] == "Papa's death" and len(boundary["events"]) == 5
+        assert memory.resolve_event("e160") in boundary["events"]
         brief = memory.brief(4000, now=NOW)["text"]
         assert "- don't probe: Papa's death" in brief
         assert "heart attack" not in brief and "Don't probe the details" not in brief

@@ -74,7 +74,7 @@ def page_data(memory: Any, *, domains: Any = None, redact: bool | str | None = F
     view = None
     hidden_sources: set[int] = set()
     if level is not None:
-        view = OutsideView(getattr(memory, "conn", memory))
+        view = OutsideView.of(memory)
         withheld = redact_graph(graph, view, level)
         hidden_sources = withheld_observations(view)
     positions = layout(graph, seed=seed)

@@ -74,13 +74,17 @@ def redact_graph(graph: nx.MultiDiGraph, view: OutsideView, level: str) -> dict[
 
 
 def withheld_observations(view: OutsideView) -> set[int]:
-    """The source text of every event behind a boundary (its observation and evidence). One
-    entry is cut into several events and entities: shown as the observation of any of them,
-    it would carry what the boundary withholds."""
-    events = view.withheld("")
-    if not events:
+    """The source text of every event behind a boundary (its observation and evidence), and
+    every source text that names a boundary's topic itself. One entry is cut into several
+    events and entities: shown as the observation of any of them, it would carry what the
+    boundary withholds."""
+    if not view.boundaries:
         return set()
-    out = {int(o) for e, o in view.conn.execute(
+    events = view.withheld("")
+    out = {int(o) for o, text in view.conn.execute(
+        "SELECT id, content_text FROM observations WHERE redacted = 0")
+        if view.names_a_topic(text or "")}
+    out |= {int(o) for e, o in view.conn.execute(
         "SELECT id, source_observation FROM events WHERE source_observation IS NOT NULL")
         if int(e) in events}
     out |= {int(o) for o, e in view.conn.execute(

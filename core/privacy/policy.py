@@ -96,6 +96,12 @@ class Person:
     do_not_probe: bool
     pattern: re.Pattern[str] | None = field(default=None, repr=False)
 
+    def named_in(self, text: str) -> bool:
+        """Whether `text` names them (or their topic): a name or an alias as a whole word or
+        phrase. The one matcher for a question that opens a boundary and for an event's own
+        words that put it behind one (core/privacy/mentions.py)."""
+        return bool(text) and self.pattern is not None and self.pattern.search(text) is not None
+
     def shown_name(self) -> str:
         """The name as it may leave the owner's view."""
         if self.policy == "redact" and self.label:

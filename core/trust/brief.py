@@ -158,10 +158,9 @@ def _pending_merges(conn: sqlite3.Connection) -> int | None:
 
 
 def _sections(conn: sqlite3.Connection, tier: str, domains: tuple[str, ...], now: datetime,
-              memory: Any = None
+              view: OutsideView, memory: Any = None
               ) -> tuple[list[Correction], list[tuple[str, list[str]]], dict[str, Any]]:
     corrections = list_corrections(conn)
-    view = OutsideView(conn)
     withheld = view.withheld("")
     marks = ",".join("?" * len(domains))
     events = conn.execute(
@@ -256,7 +255,9 @@ def brief(memory: Any, budget: int | None = None, *, now: datetime | str | None 
     now = now or datetime.now(timezone.utc)
     tier, cap = pick_tier(budget)
     limit = min(cap, char_limit(budget)) if budget is not None else cap
-    corrections, sections, info = _sections(conn, tier, domains, now,
+    # the companion's view: boundaries, and a redacted person's name shows as their label
+    view = OutsideView.of(memory)
+    corrections, sections, info = _sections(conn, tier, domains, now, view,
                                             memory if hasattr(memory, 'meta') else None)
     breaks = journal.verify(conn)
     head_seq, head_hash = journal.head(conn)
@@ -274,8 +275,6 @@ def brief(memory: Any, budget: int | None = None, *, now: datetime | str | None 
     # pass 1 reserves room for the longest "cut" note; pass 2 writes the real one (never longer)
     worst = {"corrections": len(corrections), **{name: len(lines) for name, lines in sections}}
     provenance = _provenance(facts, worst)
-    # the companion's view: a redacted person's name in a note or a term shows as their label
-    view = OutsideView(conn)
     body, cut = _fit(provenance, [view.text(correction_line(c)) for c in corrections],
                      sections, limit)
     final_provenance = _provenance(facts, cut)

@@ -7,12 +7,15 @@
 Only kinds a person can be asked about (people, places, organisations, projects, communities,
 series of events, things, products), in the brief's domains (real and meta_authorial unless
 told otherwise). Never anything behind a do_not_probe boundary: an entity with do_not_probe,
-or one a do_not_probe safety boundary is related to. Rejecting a gap in the review queue sets
+or one a do_not_probe safety boundary is related to; and an event behind a boundary (linked to
+it, or naming its topic: core/privacy/outside.py) is not counted as a mention, so an entity
+known only from such events is never offered. Rejecting a gap in the review queue sets
 do_not_probe on it (journaled), so it is never offered again.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -45,6 +48,7 @@ def self_entity(conn: sqlite3.Connection) -> sqlite3.Row | None:
 def knowledge_gaps(memory: Any, *, domains: Iterable[str] | str | None = None,
                    limit: int | None = None, min_events: int | None = None
                    ) -> list[dict[str, Any]]:
+    from core.privacy.outside import OutsideView
     from core.upkeep.settings import load
 
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
@@ -53,6 +57,7 @@ def knowledge_gaps(memory: Any, *, domains: Iterable[str] | str | None = None,
     wanted = tuple(domain_list(domains)) if domains is not None else DEFAULT_DOMAINS
     minimum = min_events if min_events is not None else load(memory).gap_min_events
     blocked = behind_boundary(conn)
+    withheld = json.dumps(sorted(OutsideView.of(memory).withheld("")))
     me = self_entity(conn)
     related: set[int] = set()
     if me is not None:
@@ -66,10 +71,11 @@ def knowledge_gaps(memory: Any, *, domains: Iterable[str] | str | None = None,
     rows = conn.execute(
         f"SELECT e.id, e.key, e.canonical_name, e.kind, e.domain,"
         f" (SELECT COUNT(*) FROM event_entities x JOIN events v ON v.id = x.event_id"
-        f"  WHERE x.entity_id = e.id AND v.absorbed_into IS NULL AND v.archived = 0) AS mentions,"
+        f"  WHERE x.entity_id = e.id AND v.absorbed_into IS NULL AND v.archived = 0"
+        f"  AND v.id NOT IN (SELECT value FROM json_each(?))) AS mentions,"
         f" (SELECT COUNT(*) FROM facts f WHERE f.entity_id = e.id) AS facts"
         f" FROM entities e WHERE e.is_self = 0 AND e.kind IN ({kinds})"
-        f" AND e.domain IN ({marks})", [*GAP_KINDS, *wanted]).fetchall()
+        f" AND e.domain IN ({marks})", [withheld, *GAP_KINDS, *wanted]).fetchall()
     out = []
     for row in rows:
         entity_id = int(row["id"])

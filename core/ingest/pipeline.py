@@ -353,10 +353,11 @@ class Writer(PoolLinks):
             ref_ids[spec_ref] = entity_id
             row = st.entities[entity_id]
             update = touched.setdefault(entity_id, {})
-            new_aliases = [a for a in names
-                           if norm_name(a) not in {norm_name(n) for n in row.names()}]
+            aliases = update.get("aliases", row.aliases)   # two mentions in one message
+            new_aliases = [a for a in dict.fromkeys(names) if norm_name(a) not in
+                           {norm_name(n) for n in [row.name, *aliases]}]
             if new_aliases:
-                update["aliases"] = row.aliases + new_aliases
+                update["aliases"] = aliases + new_aliases
             if row.last_seen is None or msg.ts > row.last_seen:
                 update["last_seen"] = msg.ts
             if make_self and st.self_id is None:
@@ -404,6 +405,10 @@ class Writer(PoolLinks):
                     # the very name of a real-life entity of another kind: the kind was a
                     # guess ("Biscuit" the dog is not a person), the name is not
                     match, similarity = same_name, 1.0
+                if similarity < MERGE_AT:   # "Катя" is the Katya the memory has
+                    twin = st.other_script(name, kind, domain)
+                    if twin is not None:
+                        match, similarity = twin, 1.0
             if match is not None and similarity >= MERGE_AT:
                 link(spec.ref, match, [name, *spec.aliases] if not spec.is_self else [],
                      make_self=spec.is_self)

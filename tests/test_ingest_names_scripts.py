@@ -86,6 +86,13 @@ def test_a_case_form_alone_links_to_the_latin_name(memory, tmp_path):
     assert linked(memory, "Katya") == 2
 
 
+def test_the_memorys_person_needs_no_evidence_in_the_other_script(memory, tmp_path):
+    records.add_entity(memory.conn, actor="manual", name="Katya", kind="person")
+    ingest_files(memory, [chat(tmp_path, "Весь вечер я думала о Кате.")], me="Nadia")
+    assert people(memory) == {"Katya": ["Кате"]}
+    assert linked(memory, "Katya") == 1
+
+
 def test_a_name_two_people_may_have_links_to_neither(memory, tmp_path):
     for name in ("Yulia", "Julia"):
         records.add_entity(memory.conn, actor="manual", name=name, kind="person")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from core.ingest import person_evidence
 from core.ingest.extraction import EntitySpec, Extraction, FactSpec, RelationSpec, SegmentSpec
-from core.ingest.known import KnownNames
+from core.ingest.known import KnownNames, has_cyrillic
 from core.ingest.names import (
     COUNTRIES,
     LOWER,
@@ -31,6 +31,7 @@ from core.ingest.names import (
     quoted_spans,
 )
 from core.ingest.openers import openers
+from core.ingest.romanise import same_name
 
 THETA = 0.6
 PASTED_MIN_WORDS = 100
@@ -239,6 +240,14 @@ def _fiction_kind(kind: str) -> str:
     return kind if kind in FICTION_KINDS or kind == "place" else "fictional_character"
 
 
+def _known_in_latin(name: str, known_people: Set[str]) -> str | None:
+    """"person" for a Cyrillic name that is one of the memory's people in Latin letters
+    ("о Кате" when the memory has Katya): the memory's people need no evidence."""
+    if not has_cyrillic(name):
+        return None
+    return "person" if any(same_name(name, k) for k in known_people) else None
+
+
 def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: list[dict[str, float]],
                     sents: list[str], known_people: set[str] = frozenset(),
                     glossary: Mapping[str, str] | Sequence[str] = (), light: bool = False,
@@ -317,7 +326,8 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
         elif " & " in name:
             mentioned.append(entity(name, "org"))
         elif len(name.split()) <= 3 and (kind := "person" if name in known_people else (
-                person_evidence.kind_of(name, people) or person_evidence.kind_of(written, people))):
+                person_evidence.kind_of(name, people) or person_evidence.kind_of(written, people)
+                or _known_in_latin(name, known_people))):
             mentioned.append(entity(name, "thing" if kind == "pet" else "person"))
         if len(mentioned) > before:
             seen_as.setdefault(mentioned[-1], set()).add(written)

@@ -57,6 +57,9 @@ def found(*texts: str, known: tuple[str, ...] = ()) -> list[str]:
     (["Kids texted me all day."], []),
     (["Rose said hi.", "The sun rose early."], []),              # a word used in lower case
     (["Мама сказала, что придёт."], []),                         # a kinship word at the start
+    (["Братья сказали, что придут."], []),                       # in any form
+    (["Sisters said no."], []),
+    (["Женя сказала, что придёт."], ["Женя"]),                   # a name, not "жена"
 ])
 def test_a_sentence_start(texts, expected):
     assert found(*texts) == expected

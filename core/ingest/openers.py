@@ -6,8 +6,9 @@ is a name — the memory has it (an entity's name or alias), the import writes i
 in the middle of a sentence, or a person cue follows it somewhere in the import ("Dana said",
 "Катя сказала": core/ingest/person_evidence.py). Never an ordinary word: one of NOT_NAMES
 ("Someone said", "Everyone told me") or a word the import uses in lower case. A kinship word
-("Мама сказала") opens a sentence as a name only when the memory or the import already has it
-as one: at a sentence's start it is most often the ordinary word.
+in any form ("Мама сказала", "Сёстры говорили", "Sisters said") opens a sentence as a name only
+when the memory or the import already has it as one: at a sentence's start it is most often
+the ordinary word.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Iterable, Mapping, Set
 
 from core.ingest.known import form_key, has_cyrillic
 from core.ingest.names import common_word, name_candidates
-from core.ingest.person_evidence import KIN_TITLES
+from core.ingest.person_evidence import KIN_TITLES, KIN_WORD
 
 
 class Openers:
@@ -44,6 +45,7 @@ def openers(texts: Iterable[str], *, common: Set[str], evidence: Mapping[str, st
     found = {n for n in known if n and " " not in n}
     for text in texts:
         found.update(n for n in name_candidates(text, common=common) if " " not in n)
-    found.update(n for n in evidence if " " not in n and n not in KIN_TITLES)
+    found.update(n for n in evidence if " " not in n and n not in KIN_TITLES
+                 and not KIN_WORD.fullmatch(n))
     return Openers(n for n in found if n[:1].isupper() and not common_word(n)
                    and n.lower() not in common)

@@ -94,6 +94,14 @@ PET = re.compile(
 KIN_TITLES = set("""Mama Papa Mamma Pappa Baba Babushka Nana Nan Granny Gran Grandma Grandpa
 Grandmother Grandfather Aunt Auntie Uncle Abuela Abuelo Abuelita Oma Opa Nonna Nonno Mamie Papi
 Мама Папа Баба Бабушка Дедушка Деда Дед Тётя Тетя Дядя""".split())
+# a kinship word in any form, one person or many: "Sisters said", "Сёстры говорили", "Маме"
+KIN_WORD = re.compile(
+    rf"(?i:(?:{_KIN}|grandparents|(?:sister|brother|cousin|aunt|uncle|daughter|son|parent|"
+    r"grandma|grandpa|wife|husband)s|"
+    r"мам(?:а|ы|е|у|ой|очка|очки|уля)?|пап(?:а|ы|е|у|ой)?|с[её]стр\w*|брат\w*|бабушк\w*|"
+    r"дедушк\w*|подруг\w*|друз\w*|т[её]т[яиеюь]\w*|дяд\w*|внук\w*|внучк\w*|племянни\w*|"
+    r"коллег\w*|сосед\w*|муж(?:ья|ьям|ем|у|а|е|ей)?|жен(?:а|ы|е|у|ой)|доч(?:ь|ери|ерью|ка|ки|ке|ку)|"
+    r"сын(?:а|у|ом|е|овья|ок)?|родител\w*|дети|детей|мать|матери|отец|отца|отцу|отцом))")
 
 
 def evidence(texts: Iterable[str]) -> dict[str, str]:

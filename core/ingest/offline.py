@@ -301,7 +301,7 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
         people = person_evidence.evidence([text])
     if opens is None:
         opens = openers([text], common=lowercase_words([text]) if common is None else common,
-                        evidence=people, known=known_people)
+                        known=known_people)
     gloss = dict(glossary) if isinstance(glossary, Mapping) else dict.fromkeys(
         glossary, "fictional_character")
     mentioned: list[str] = []

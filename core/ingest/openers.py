@@ -3,8 +3,9 @@
 A sentence's first word has a capital whatever it is, so the capital says nothing there
 (core/ingest/names.py): "Dana said she'd come." is taken only when something else says "Dana"
 is a name — the memory has it (an entity's name or alias), the import writes it elsewhere
-in the middle of a sentence, or a person cue follows it somewhere in the import ("Dana said",
-"Катя сказала": core/ingest/person_evidence.py). Never an ordinary word: one of NOT_NAMES
+in the middle of a sentence, or a person cue follows it right away somewhere in the import
+("Dana said", "Катя сказала", "Sam's wife": person_evidence.CUE_AFTER; not "Thankfully, my
+son …"), unless it ends in "-ly" ("Fully agreed", "Finally came": an adverb before a verb). Never an ordinary word: one of NOT_NAMES
 ("Someone said", "Everyone told me") or a word the import uses in lower case. A kinship word
 in any form ("Мама сказала", "Сёстры говорили", "Sisters said") opens a sentence as a name only
 when the memory or the import already has it as one: at a sentence's start it is most often
@@ -13,11 +14,11 @@ the ordinary word.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Set
+from collections.abc import Iterable, Set
 
 from core.ingest.known import form_key, has_cyrillic
 from core.ingest.names import common_word, name_candidates
-from core.ingest.person_evidence import KIN_TITLES, KIN_WORD
+from core.ingest.person_evidence import KIN_TITLES, KIN_WORD, cued
 
 
 class Openers:
@@ -36,16 +37,17 @@ class Openers:
         return len(self.names)
 
 
-def openers(texts: Iterable[str], *, common: Set[str], evidence: Mapping[str, str],
-            known: Iterable[str] = ()) -> Openers:
+def openers(texts: Iterable[str], *, common: Set[str], known: Iterable[str] = ()) -> Openers:
     """The words that may be a name at a sentence's start in these texts: `known` (the
-    memory's names), the names the texts write in mid-sentence, and the names `evidence`
-    (person_evidence.evidence of the same texts) has, except kinship words; never a common
-    word nor one of `common` (the words the texts use in lower case)."""
+    memory's names), the names the texts write in mid-sentence, and the names right before a
+    person cue in them, except kinship words and "-ly" words ("Fully agreed", "Finally came":
+    an adverb before a verb); never a common word nor one of `common` (the words the texts use
+    in lower case)."""
+    texts = list(texts)
     found = {n for n in known if n and " " not in n}
     for text in texts:
         found.update(n for n in name_candidates(text, common=common) if " " not in n)
-    found.update(n for n in evidence if " " not in n and n not in KIN_TITLES
-                 and not KIN_WORD.fullmatch(n))
+    found.update(n for n in cued(texts) if n not in KIN_TITLES and not KIN_WORD.fullmatch(n)
+                 and not n.endswith("ly"))
     return Openers(n for n in found if n[:1].isupper() and not common_word(n)
                    and n.lower() not in common)

@@ -717,7 +717,7 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
     # a sentence's first word alone is a name when the memory or the import says so elsewhere
     memory_names = [n for r in memory.conn.execute("SELECT canonical_name, aliases FROM entities")
                     for n in [r[0], *json.loads(r[1] or "[]")]]
-    opens = openers((m.text for m in every), common=common, evidence=people, known=memory_names)
+    opens = openers((m.text for m in every), common=common, known=memory_names)
     forms = known.case_forms(n for m in every if m.role != "assistant" and known.has_cyrillic(m.text)
                              for n in names.name_candidates(m.text, common=common, opens=opens))
     total = sum(len(m) for _, _, m in parsed)

@@ -58,13 +58,13 @@ def test_a_named_pet_is_a_thing_not_a_person(memory, tmp_path):
 
 
 def test_evidence_in_one_message_counts_for_the_whole_import(memory, tmp_path):
-    ingest_files(memory, [chat(tmp_path, "Priya wrote to me today.",       # first word: not seen
+    ingest_files(memory, [chat(tmp_path, "Priya wrote to me today.",       # a first word, cued
                                "I think about Priya a lot.",               # no cue here
                                "Lunch with Priya on Friday!")], me="Nadia")  # the cue
     rows = memory.conn.execute(
         "SELECT COUNT(*) FROM event_entities x JOIN entities e ON e.id = x.entity_id"
         " WHERE e.canonical_name = 'Priya'").fetchone()[0]
-    assert entities(memory)["Priya"] == "person" and rows == 2
+    assert entities(memory)["Priya"] == "person" and rows == 3
 
 
 def test_a_single_note_needs_its_own_evidence(memory):

@@ -2,7 +2,7 @@
 
 A name is a run of capitalised words (joined by a space or " & ") that are not common words.
 Left out: a sentence's first word unless a second capitalised word follows it ("Dana Whitfield
-said"); anything inside quotes (titles of books, songs and paintings, and other people's
+said") or something beyond its capital says it is a name ("Dana said": core/ingest/openers.py); anything inside quotes (titles of books, songs and paintings, and other people's
 speech); and vocatives ("Thanks, Mel!", "Hey Caroline"): the one addressed is the person being
 talked to, already known as a speaker.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_right
-from collections.abc import Iterable, Set
+from collections.abc import Container, Iterable, Set
 from dataclasses import dataclass
 
 # Capitalised words that are not names (sentence starters, interjections, calendar words,
@@ -38,6 +38,7 @@ Russian American British French German Spanish Italian Chinese Japanese Korean I
 Canadian Australian Swedish Dutch Polish Ukrainian Irish Scottish African European Latino Latina
 Hispanic Jewish Muslim Christian Catholic Buddhist Hindu Arabic Portuguese Brazilian Greek
 Turkish Persian Filipino Vietnamese Thai Norwegian Danish Finnish
+People Kids Guys Folks Parents Both Others Neither Either Each
 """.split()) | set("""
 Вы Вас Вам Вами Ваш Ваша Ваше Ваши Вашего Вашей Вашу Вашим Бог Бога Богу Богом Боже Господи
 Господь Рождество Рождества Пасха Пасху Пасхи Без В Во С Со К Ко У О Об На За По Под Над Из От До
@@ -136,7 +137,7 @@ def inside(spans: list[tuple[int, int]], pos: int) -> bool:
     return last >= 0 and spans[last][0] <= pos < spans[last][1]
 
 
-def _common(token: str) -> bool:
+def common_word(token: str) -> bool:
     """A common word, its possessive, or a contraction of one ("I’ll", "You're")."""
     token = token.replace("’", "'")
     return token in NOT_NAMES or token.rstrip("'s") in NOT_NAMES \
@@ -187,9 +188,11 @@ def lowercase_words(texts: Iterable[str]) -> set[str]:
     return out
 
 
-def mentions(text: str, *, common: Set[str] | None = None) -> list[Mention]:
+def mentions(text: str, *, common: Set[str] | None = None,
+             opens: Container[str] = frozenset()) -> list[Mention]:
     """Every name-like run in the text, with what kind of mention it is. `common` holds the
-    words the whole import uses in lower case (default: this text's own)."""
+    words the whole import uses in lower case (default: this text's own); `opens` the words
+    that are names even where they begin a sentence alone (core/ingest/openers.py)."""
     out: list[Mention] = []
     quotes = quoted_spans(text)
     if common is None:
@@ -207,25 +210,26 @@ def mentions(text: str, *, common: Set[str] | None = None) -> list[Mention]:
         while i < len(toks):
             tok = toks[i].group(0)
             follows = (i + 1 < len(toks) and toks[i + 1].group(0)[0].isupper()
-                       and not _common(toks[i + 1].group(0))
+                       and not common_word(toks[i + 1].group(0))
                        and sent[toks[i].end():toks[i + 1].start()] in (" ", " & "))
             starts_place = tok in PLACE_STARTS and follows
             named = tok[0].isupper() and len(tok) > 1 and not tok.isupper() and (
-                not _common(tok) or (tok in CALENDAR and follows and i > 0) or starts_place)
+                not common_word(tok) or (tok in CALENDAR and follows and i > 0) or starts_place)
             if i == 0 and not starts_place and (tok.lower() in common
                                                 or tok.rstrip("'’s").lower() in common):
                 named = False
-            if not named or (i == 0 and not follows):
+            if not named or (i == 0 and not follows
+                             and re.sub(r"['’]s$", "", tok) not in opens):
                 i += 1
                 continue
             j = i + 1
             while j < len(toks) and toks[j].group(0)[0].isupper() \
-                    and not _common(toks[j].group(0)) \
+                    and not common_word(toks[j].group(0)) \
                     and sent[toks[j - 1].end():toks[j].start()] in (" ", " & "):
                 j += 1
             start, end = toks[i].start(), toks[j - 1].end()
             name = re.sub(r"['’]s$", "", sent[start:end]).rstrip("'’-")
-            if name and not _common(name):
+            if name and not common_word(name):
                 out.append(Mention(name, base + start,
                                    vocative=_vocative(sent, start, end, words,
                                                       toks[i - 1].end() if i else 0),
@@ -234,6 +238,8 @@ def mentions(text: str, *, common: Set[str] | None = None) -> list[Mention]:
     return out
 
 
-def name_candidates(text: str, *, common: Set[str] | None = None) -> list[str]:
+def name_candidates(text: str, *, common: Set[str] | None = None,
+                    opens: Container[str] = frozenset()) -> list[str]:
     """Names that may be entities: not quoted, not a vocative."""
-    return [m.name for m in mentions(text, common=common) if not m.vocative and not m.quoted]
+    return [m.name for m in mentions(text, common=common, opens=opens)
+            if not m.vocative and not m.quoted]

@@ -3,8 +3,8 @@
 decompose(): sentences → intensity ι = significance × certainty (× a first-person weight) and a
 valence; adjacent sentences on the same side of θ are kept together, so an ordinary chat turn
 is one segment and a turn that mentions a life event in passing becomes two.
-mentions(): speakers, capitalised names in any cased script (not at a sentence start, not
-common words), relationship phrases ("my sister", "mom"), places after in/at/to/from (в/из,
+mentions(): speakers, capitalised names in any cased script (not common words, and at a
+sentence's start alone only with more than a capital to go on: openers.py), relationship phrases ("my sister", "mom"), places after in/at/to/from (в/из,
 στο), projects and orgs; a name that is none of these is a person or a pet only with evidence
 (person_evidence.py), and the memory's own names are found without capitals (known.py).
 """
@@ -12,12 +12,12 @@ common words), relationship phrases ("my sister", "mom"), places after in/at/to/
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Container, Mapping, Sequence, Set
 from dataclasses import dataclass
 
 from core.ingest import person_evidence
 from core.ingest.extraction import EntitySpec, Extraction, FactSpec, RelationSpec, SegmentSpec
-from core.ingest.known import KnownNames
+from core.ingest.known import KnownNames, has_cyrillic
 from core.ingest.names import (
     COUNTRIES,
     LOWER,
@@ -26,9 +26,12 @@ from core.ingest.names import (
     SENTENCE_BREAK,
     UPPER,
     inside,
+    lowercase_words,
     name_candidates,
     quoted_spans,
 )
+from core.ingest.openers import openers
+from core.ingest.romanise import same_name
 
 THETA = 0.6
 PASTED_MIN_WORDS = 100
@@ -237,13 +240,22 @@ def _fiction_kind(kind: str) -> str:
     return kind if kind in FICTION_KINDS or kind == "place" else "fictional_character"
 
 
+def _known_in_latin(name: str, known_people: Set[str]) -> str | None:
+    """"person" for a Cyrillic name that is one of the memory's people in Latin letters
+    ("о Кате" when the memory has Katya): the memory's people need no evidence."""
+    if not has_cyrillic(name):
+        return None
+    return "person" if any(same_name(name, k) for k in known_people) else None
+
+
 def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: list[dict[str, float]],
                     sents: list[str], known_people: set[str] = frozenset(),
                     glossary: Mapping[str, str] | Sequence[str] = (), light: bool = False,
                     skip: Set[str] = frozenset(), context: str = "",
                     common: Set[str] | None = None, known_names: KnownNames | None = None,
                     forms: Mapping[str, str] | None = None,
-                    people: Mapping[str, str] | None = None) -> Extraction:
+                    people: Mapping[str, str] | None = None,
+                    opens: Container[str] | None = None) -> Extraction:
     """One observation's extraction. `sents` are sentences(text) (or [text] when pasted) and
     `sentence_emotions` their lexicon tags, computed in one batch by the caller.
 
@@ -256,7 +268,8 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
     `forms` writes one import's case forms of a Cyrillic name as one (core/ingest/known.py).
     `people` maps the names with person or pet evidence in the whole import to "person" or
     "pet" (default: this text's); a name with neither, and no other kind, makes no entity
-    (core/ingest/person_evidence.py)."""
+    (core/ingest/person_evidence.py). `opens` holds the words that are names even where they
+    begin a sentence alone (default: from this text and `known_people`: core/ingest/openers.py)."""
     ex = Extraction()
     if role == "assistant":
         return ex  # context, not life events (core/ingest/roles.py)
@@ -286,10 +299,13 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
     projects = {m.group(1) for m in PROJECT.finditer(text)}
     if people is None:
         people = person_evidence.evidence([text])
+    if opens is None:
+        opens = openers([text], common=lowercase_words([text]) if common is None else common,
+                        known=known_people)
     gloss = dict(glossary) if isinstance(glossary, Mapping) else dict.fromkeys(
         glossary, "fictional_character")
     mentioned: list[str] = []
-    for written in dict.fromkeys(name_candidates(text, common=common)):
+    for written in dict.fromkeys(name_candidates(text, common=common, opens=opens)):
         name = canon(written)
         first = name.split()[0]
         before = len(mentioned)
@@ -310,7 +326,8 @@ def extract_offline(text: str, *, speaker: str, role: str, sentence_emotions: li
         elif " & " in name:
             mentioned.append(entity(name, "org"))
         elif len(name.split()) <= 3 and (kind := "person" if name in known_people else (
-                person_evidence.kind_of(name, people) or person_evidence.kind_of(written, people))):
+                person_evidence.kind_of(name, people) or person_evidence.kind_of(written, people)
+                or _known_in_latin(name, known_people))):
             mentioned.append(entity(name, "thing" if kind == "pet" else "person"))
         if len(mentioned) > before:
             seen_as.setdefault(mentioned[-1], set()).add(written)

@@ -82,6 +82,11 @@ PERSON = re.compile(
     rf"|(?P<b>{_NAME})(?=,\s*(?:{_REL}|who)\b|['’]s\s+(?:{_OWNS})\b|\s+(?:{_DOES})\b)")
 
 
+# a person cue right after a name: "Dana said", "Dana texted", "Катя сказала", "Sam's wife" —
+# what lets a name begin a sentence alone (core/ingest/openers.py); not "Thankfully, my son …"
+CUE_AFTER = re.compile(rf"(?P<b>{_NAME})(?=['’]s\s+(?:{_OWNS})\b|\s+(?:{_DOES})\b)")
+
+
 _PETS = (r"dog|cat|puppy|pup|kitten|guinea pig|hamster|rabbit|bunny|parrot|horse|pony|pet|"
          r"turtle|tortoise|ferret|lizard|snake|bird|собак\w*|пёс|пса|кот\w*|кошк\w*|щен\w*")
 # a pet: "my dog Rex", "a puppy named Coco", "Oscar, my guinea pig", "she walks Biscuit"
@@ -94,6 +99,14 @@ PET = re.compile(
 KIN_TITLES = set("""Mama Papa Mamma Pappa Baba Babushka Nana Nan Granny Gran Grandma Grandpa
 Grandmother Grandfather Aunt Auntie Uncle Abuela Abuelo Abuelita Oma Opa Nonna Nonno Mamie Papi
 Мама Папа Баба Бабушка Дедушка Деда Дед Тётя Тетя Дядя""".split())
+# a kinship word in any form, one person or many: "Sisters said", "Сёстры говорили", "Маме"
+KIN_WORD = re.compile(
+    rf"(?i:(?:{_KIN}|grandparents|(?:sister|brother|cousin|aunt|uncle|daughter|son|parent|"
+    r"grandma|grandpa|wife|husband)s|"
+    r"мам(?:а|ы|е|у|ой|очка|очки|уля)?|пап(?:а|ы|е|у|ой)?|с[её]стр\w*|брат\w*|бабушк\w*|"
+    r"дедушк\w*|подруг\w*|друз\w*|т[её]т[яиеюь]\w*|дяд\w*|внук\w*|внучк\w*|племянни\w*|"
+    r"коллег\w*|сосед\w*|муж(?:ья|ьям|ем|у|а|е|ей)?|жен(?:а|ы|е|у|ой)|доч(?:ь|ери|ерью|ка|ки|ке|ку)|"
+    r"сын(?:а|у|ом|е|овья|ок)?|родител\w*|дети|детей|мать|матери|отец|отца|отцу|отцом))")
 
 
 def evidence(texts: Iterable[str]) -> dict[str, str]:
@@ -109,6 +122,19 @@ def evidence(texts: Iterable[str]) -> dict[str, str]:
                 for key in (" ".join(words), words[0]):
                     if kind == "pet" or key not in out:
                         out[key] = kind
+    return out
+
+
+def cued(texts: Iterable[str]) -> set[str]:
+    """The one-word names right before a person cue in these texts ("Dana said")."""
+    out: set[str] = set()
+    for text in texts:
+        for m in CUE_AFTER.finditer(text):
+            words = re.sub(r"['’]s$", "", m.group("b")).split()
+            while len(words) > 1 and words[0] in NOT_NAMES:   # "Yesterday Dana said"
+                words.pop(0)
+            if len(words) == 1:
+                out.add(words[0])
     return out
 
 

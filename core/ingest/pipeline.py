@@ -29,6 +29,7 @@ from core.errors import ValidationError
 from core.ingest import dates, fiction, formats, known, names, offline, person_evidence, roles
 from core.ingest.extraction import Extraction
 from core.ingest.known import KnownNames
+from core.ingest.openers import Openers, openers
 from core.store import records
 from core.store.commands import execute, transaction
 
@@ -169,6 +170,7 @@ class Writer(PoolLinks):
         self.common: set[str] | None = None         # words the import uses in lower case
         self.forms: dict[str, str] = {}             # Cyrillic case form → the name written
         self.people: dict[str, str] | None = None   # names with person/pet evidence in the import
+        self.opens: Openers | None = None          # names even at a sentence's start, alone
         self._known: tuple[tuple[int, int], KnownNames] | None = None
         self.observation_ids: dict[tuple[str, str], int] = {}
 
@@ -251,7 +253,8 @@ class Writer(PoolLinks):
                                          light=msg.light, skip=self.assistants,
                                          context=msg.context.text if msg.context else "",
                                          common=self.common, known_names=known_names,
-                                         forms=self.forms, people=self.people)
+                                         forms=self.forms, people=self.people,
+                                         opens=self.opens)
             extractions.append(ex)
         return self.finish(items, extractions, step)
 
@@ -353,10 +356,11 @@ class Writer(PoolLinks):
             ref_ids[spec_ref] = entity_id
             row = st.entities[entity_id]
             update = touched.setdefault(entity_id, {})
-            new_aliases = [a for a in names
-                           if norm_name(a) not in {norm_name(n) for n in row.names()}]
+            aliases = update.get("aliases", row.aliases)   # two mentions in one message
+            new_aliases = [a for a in dict.fromkeys(names) if norm_name(a) not in
+                           {norm_name(n) for n in [row.name, *aliases]}]
             if new_aliases:
-                update["aliases"] = row.aliases + new_aliases
+                update["aliases"] = aliases + new_aliases
             if row.last_seen is None or msg.ts > row.last_seen:
                 update["last_seen"] = msg.ts
             if make_self and st.self_id is None:
@@ -404,6 +408,10 @@ class Writer(PoolLinks):
                     # the very name of a real-life entity of another kind: the kind was a
                     # guess ("Biscuit" the dog is not a person), the name is not
                     match, similarity = same_name, 1.0
+                if similarity < MERGE_AT:   # "Катя" is the Katya the memory has
+                    twin = st.other_script(name, kind, domain)
+                    if twin is not None:
+                        match, similarity = twin, 1.0
             if match is not None and similarity >= MERGE_AT:
                 link(spec.ref, match, [name, *spec.aliases] if not spec.is_self else [],
                      make_self=spec.is_self)
@@ -706,8 +714,12 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
     for (term,) in memory.conn.execute(
             "SELECT term FROM glossary_candidates WHERE status = 'rejected'"):
         people.setdefault(term, "person")
+    # a sentence's first word alone is a name when the memory or the import says so elsewhere
+    memory_names = [n for r in memory.conn.execute("SELECT canonical_name, aliases FROM entities")
+                    for n in [r[0], *json.loads(r[1] or "[]")]]
+    opens = openers((m.text for m in every), common=common, known=memory_names)
     forms = known.case_forms(n for m in every if m.role != "assistant" and known.has_cyrillic(m.text)
-                             for n in names.name_candidates(m.text, common=common))
+                             for n in names.name_candidates(m.text, common=common, opens=opens))
     total = sum(len(m) for _, _, m in parsed)
     done = 0
     if progress and total:
@@ -735,7 +747,7 @@ def ingest_files(memory: Any, paths: Sequence[str | Path] | str | Path, *, fmt: 
         writer = Writer(memory, actor="import" if runner is None else runner.actor,
                         captured_at=captured_at)
         writer.candidates, writer.assistants, writer.common = candidates, assistants, common
-        writer.forms, writer.people = forms, people
+        writer.forms, writer.people, writer.opens = forms, people, opens
         pending: list[tuple[formats.Message, int]] = []
 
         def flush() -> bool:

@@ -17,6 +17,7 @@ import numpy as np
 
 from core.ingest import fiction, offline
 from core.ingest.glossary import glossary_pattern
+from core.ingest.romanise import same_name
 from core.store.sqlite import sqlite3
 
 POOL_WINDOW = 400           # clustering looks at the last 400 pooled segments
@@ -184,6 +185,16 @@ class Store:
                 if ratio > best or (ratio == best and best_id is not None and entity_id < best_id):
                     best, best_id = ratio, entity_id
         return best_id, best
+
+    def other_script(self, name: str, kind: str, domain: str) -> int | None:
+        """The one entity of this kind and domain that has this name in the other script
+        ("Катя" for "Katya", "Katia" for "Катей": core/ingest/romanise.py). None when none has,
+        or when two do: two people are never made one on a spelling."""
+        found = {entity_id for entity_id in self.by_kind.get(kind, [])
+                 if self.entities[entity_id].domain == domain
+                 and any(same_name(name, other) for other in self.entities[entity_id].names()
+                         if RELATIVE not in other)}
+        return found.pop() if len(found) == 1 else None
 
     # glossary
     def _add_glossary(self, term: str, is_pattern: bool, domain: str) -> None:
